@@ -1,0 +1,369 @@
+"""Days of Honor: Operation Wildhorn III as an OpenSpiel game (``wildhorn``).
+
+Importing this module registers the game, so ``pyspiel.load_game("wildhorn")``
+works after ``import solver``.  Player 0 is the Polish side, player 1 the
+German side.  The rules run in the Cython core (:mod:`solver._core`); this
+module is the thin pyspiel layer used for conformance, OpenSpiel's own
+algorithms and exact checks on the small variants.  Bots drive the core
+directly.
+
+Parameters (``parameter_specification``; -1 / "" mean "as the variant says"):
+
+========== ========= =======================================================
+name       default   meaning
+========== ========= =======================================================
+variant    "full"    preset: ``full`` (the rulebook game), ``small``, ``tiny``
+card_set   "default" "default" or the path of a card-set file (solver.cards)
+turns      -1        number of turns (rulebook: 4)
+draw       -1        cards drawn per turn (rulebook: 5)
+dice       -1        sides of a die (rulebook: 6)
+rockets    ""        Rocket card values, e.g. "1,2,3,4,5"
+cards      ""        card numbers in play, e.g. "PL01,PL18,DE01" (all if "")
+redraw     -1        1/0: whether the once-per-game redraw exists (R5)
+setup      ""        where cards begin, e.g. "PL01:periphery,DE02:base"
+                     (default: START cards in hand, the rest in the deck)
+start_fragments ""   fragments placed at the start, e.g. "forest:1,periphery:2"
+========== ========= =======================================================
+
+The information state is the player's *current view* (what a state.json
+file holds: the public table, fragments, revealed Rocket cards, hand sizes,
+the action under resolution, and the player's own hand), not the history of
+moves.  It is canonical and leaks nothing hidden; the observation string is
+the same view.  See ``measure_variants`` for the size of each preset.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from solver._core import (
+    CARDS_PER_SIDE,
+    NUM_DISTINCT_ACTIONS,
+    Core,
+    CoreConfig,
+    decode_action,
+    describe,
+    tensor_pieces,
+)
+from solver.cards import load_card_set
+from solver.errors import IllegalActionError, ParameterError, SerializationError
+
+GAME_NAME = "wildhorn"
+
+_DEFAULT_PARAMS: dict[str, Any] = {
+    "variant": "full",
+    "card_set": "default",
+    "turns": -1,
+    "draw": -1,
+    "dice": -1,
+    "rockets": "",
+    "cards": "",
+    "redraw": -1,
+    "setup": "",
+    "start_fragments": "",
+}
+
+# Presets.  ``cards`` lists the card numbers in play (None: the whole set);
+# the START cards among them begin in hand (R3).  Sizes: see README and
+# ``python -m solver.game --measure``.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "full": {"turns": 4, "draw": 5, "dice": 6, "rockets": None, "cards": None,
+             "redraw": True, "setup": None, "start_fragments": None},
+    # One turn; each side holds a Recon-type unit and draws one Immediate
+    # card; three-sided dice; a Rocket of 1 or 2.
+    "tiny": {"turns": 1, "draw": 1, "dice": 3, "rockets": [1, 2],
+             "cards": ["PL01", "PL18", "DE01", "DE18"], "redraw": False,
+             "setup": None, "start_fragments": None},
+    # One turn with searches, escorts, attacks, steals and Immediates.
+    "small": {"turns": 1, "draw": 1, "dice": 3, "rockets": [1, 2],
+              "cards": ["PL01", "PL02", "PL18", "DE01", "DE02", "DE18"],
+              "redraw": False, "setup": None, "start_fragments": None},
+}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Days of Honor: Operation Wildhorn III",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=True,
+    parameter_specification=_DEFAULT_PARAMS,
+)
+
+
+def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    """Merges game parameters with their variant; raises ParameterError."""
+    merged = dict(_DEFAULT_PARAMS)
+    for key, value in (params or {}).items():
+        if key not in _DEFAULT_PARAMS:
+            raise ParameterError(
+                f"wildhorn: unknown parameter {key!r} (known: {', '.join(_DEFAULT_PARAMS)})")
+        merged[key] = value
+    variant = merged["variant"]
+    if variant not in VARIANTS:
+        raise ParameterError(
+            f"wildhorn: variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+    out = dict(VARIANTS[variant])
+    for key in ("turns", "draw", "dice", "redraw"):
+        if int(merged[key]) >= 0:
+            out[key] = int(merged[key])
+    if merged["rockets"]:
+        try:
+            out["rockets"] = [int(v) for v in str(merged["rockets"]).split(",")]
+        except ValueError:
+            raise ParameterError(
+                f"wildhorn: rockets: expected comma-separated integers, got {merged['rockets']!r}"
+            ) from None
+    if merged["cards"]:
+        out["cards"] = [v.strip() for v in str(merged["cards"]).split(",") if v.strip()]
+    if merged["setup"]:
+        out["setup"] = _pairs("setup", merged["setup"], str)
+    if merged["start_fragments"]:
+        out["start_fragments"] = _pairs("start_fragments", merged["start_fragments"], int)
+    out["card_set"] = merged["card_set"]
+    out["variant"] = variant
+    return out
+
+
+_CONFIGS: dict[tuple, CoreConfig] = {}
+
+
+def _pairs(name: str, text: str, kind) -> dict[str, Any]:
+    out = {}
+    for item in str(text).split(","):
+        key, sep, value = item.strip().partition(":")
+        if not sep or not key.strip() or not value.strip():
+            raise ParameterError(f"wildhorn: {name}: expected key:value pairs, got {item.strip()!r}")
+        try:
+            out[key.strip()] = kind(value.strip())
+        except ValueError:
+            raise ParameterError(f"wildhorn: {name}: bad value in {item.strip()!r}") from None
+    return out
+
+
+def make_config(params: dict[str, Any] | None = None) -> CoreConfig:
+    """The core's game data for these (unresolved) game parameters.
+
+    Configurations are cached by their parameters (and, for a card-set
+    file, its modification time): pyspiel builds a new game object for
+    every deserialized state.
+    """
+    p = resolve_params(params)
+    source = p["card_set"]
+    stamp = None if source == "default" else _mtime(source)
+    key = (source, stamp, p["turns"], p["draw"], p["dice"],
+           None if p["rockets"] is None else tuple(p["rockets"]),
+           None if p["cards"] is None else tuple(p["cards"]), bool(p["redraw"]),
+           tuple(sorted((p["setup"] or {}).items())),
+           tuple(sorted((p["start_fragments"] or {}).items())))
+    cfg = _CONFIGS.get(key)
+    if cfg is None:
+        cfg = CoreConfig(load_card_set(source), turns=p["turns"], draw=p["draw"],
+                         dice=p["dice"], rockets=p["rockets"], cards=p["cards"],
+                         redraw=bool(p["redraw"]), setup=p["setup"],
+                         fragments=p["start_fragments"])
+        _CONFIGS[key] = cfg
+    return cfg
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None  # load_card_set reports the problem
+
+
+def max_game_length(config: CoreConfig) -> int:
+    """An upper bound on the player decisions of one game.
+
+    Per turn: two redraw decisions; at most 2U activations (each exhausts a
+    card; refreshes come only from cards, U = cards in play), U placements
+    and events; at most 7 decisions per action besides the modifier window,
+    whose plays (at most 2U a turn) each bring a pass; passes at most one per
+    action plus two.
+    """
+    cards = sum(config.present)
+    per_turn = 2 + 3 * cards * 8 + 4 * cards + 2
+    return config.turns * per_turn
+
+
+class WildhornGame(pyspiel.Game):
+    """The game; ``core_config`` holds its card data and rule parameters."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        self.core_config = make_config(params)
+        cfg = self.core_config
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            max_chance_outcomes=max(CARDS_PER_SIDE, len(cfg.rockets), cfg.dice_sides),
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_game_length(cfg),
+        )
+        super().__init__(_GAME_TYPE, info, params or {})
+        self._initial = Core(cfg).frozen_copy()
+
+    def new_initial_state(self, *args: Any) -> "WildhornState":
+        state = WildhornState(self)
+        state._core = self._initial
+        return state
+
+    def state_from_core(self, core: Core) -> "WildhornState":
+        """A pyspiel state around (a frozen copy of) a core position of this game."""
+        if core.config.key != self.core_config.key:
+            raise ParameterError("core position belongs to another game configuration")
+        state = WildhornState(self)
+        state._core = core.frozen_copy()
+        return state
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if not isinstance(iig_obs_type, pyspiel.IIGObservationType):
+            iig_obs_type = None  # C++ passes the params dict when no type is given
+        return WildhornObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+    def deserialize_state(self, text: str) -> "WildhornState":
+        """Inverse of ``WildhornState.serialize``; SerializationError if corrupt."""
+        if not isinstance(text, str) or not text.startswith(_SER_PREFIX):
+            raise SerializationError(f"serialized state: expected text starting {_SER_PREFIX!r}")
+        try:
+            raw = base64.b64decode(text[len(_SER_PREFIX):].strip(), validate=True)
+        except (ValueError, TypeError):
+            raise SerializationError("serialized state: not valid base64") from None
+        return self.state_from_core(Core.from_bytes(self.core_config, raw))
+
+
+_SER_PREFIX = "wildhorn-state/1 "
+
+
+class WildhornState(pyspiel.State):
+    """A game position.  Its ``__dict__`` holds only ``_core``, a frozen
+    (immutable) core position: pyspiel clones a Python state by deep-copying
+    its ``__dict__``, and an immutable value is its own deep copy.  Applying
+    an action replaces ``_core`` by a new frozen position (a struct copy).
+    Create states with ``game.new_initial_state()`` or ``game.state_from_core``.
+    """
+
+    @property
+    def core(self) -> Core:
+        """The (frozen) core position; ``core.copy()`` gives a mutable one."""
+        return self._core
+
+    def current_player(self) -> int:
+        return self._core.current_player()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player != self._core.current_player():
+            return []
+        return self._core.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._core.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        self._core = self._core.applied(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._core.action_string(player, action)
+
+    def string_to_action(self, text: str, player: int | None = None) -> int:
+        """The legal action whose string is ``text`` (IllegalActionError if none)."""
+        p = self.current_player() if player is None else player
+        actions = ([a for a, _ in self.chance_outcomes()] if self.is_chance_node()
+                   else self.legal_actions())
+        for a in actions:
+            if self._core.action_string(p, a) == text:
+                return a
+        raise IllegalActionError(f"no legal action reads {text!r} here")
+
+    def is_terminal(self) -> bool:
+        return self._core.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self._core.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "WildhornState":
+        """A state with the same information state for ``player_id``: the
+        opponent's hand drawn uniformly from the unseen cards (R26)."""
+        seed = int(probability_sampler() * 2**53)
+        state = self.get_game().new_initial_state()
+        state._core = self._core.resample(player_id, seed).frozen_copy()
+        return state
+
+    def serialize(self) -> str:
+        return _SER_PREFIX + base64.b64encode(self._core.to_bytes()).decode("ascii")
+
+    def __str__(self) -> str:
+        return describe(self._core)
+
+
+class WildhornObserver:
+    """Builds information-state / observation strings and tensors.
+
+    The view depends on ``iig_obs_type.private_info``: SINGLE_PLAYER, the
+    player's own view; ALL_PLAYERS, the whole state; NONE, the public part.
+    With ``public_info`` False only the private part (the player's hand) is
+    given, as a string.  ``perfect_recall`` changes nothing: the view is
+    the game's information state (see the module docstring).
+    """
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ParameterError(f"wildhorn observer: unexpected parameters {params}")
+        self._public = iig_obs_type.public_info
+        private = iig_obs_type.private_info
+        self._mode = {pyspiel.PrivateInfoType.SINGLE_PLAYER: "single",
+                      pyspiel.PrivateInfoType.ALL_PLAYERS: "all",
+                      pyspiel.PrivateInfoType.NONE: "none"}[private]
+        if self._public:
+            pieces = tensor_pieces()
+            size = sum(n for _, n in pieces)
+            self.tensor = np.zeros(size, np.float32)
+            self.dict = {}
+            index = 0
+            for name, n in pieces:
+                self.dict[name] = self.tensor[index:index + n]
+                index += n
+        else:
+            self.tensor = None
+            self.dict = {}
+
+    def _view(self, player: int) -> int:
+        return {"single": player, "all": 2, "none": -1}[self._mode]
+
+    def set_from(self, state: WildhornState, player: int) -> None:
+        if self.tensor is not None:
+            state._core.fill_tensor(self._view(player), self.tensor)
+
+    def string_from(self, state: WildhornState, player: int) -> str:
+        core = state._core
+        if self._public:
+            return core.info_string(self._view(player))
+        if self._mode == "none":
+            return ""
+        sides = (0, 1) if self._mode == "all" else (player,)
+        cfg = core.config
+        return " ".join(
+            f"P{side} hand:" + ",".join(cfg.names[g].split()[0] for g in core.cards_at("hand", side))
+            for side in sides)
+
+
+pyspiel.register_game(_GAME_TYPE, WildhornGame)
+
+__all__ = ["GAME_NAME", "VARIANTS", "WildhornGame", "WildhornState", "WildhornObserver",
+           "decode_action", "describe", "make_config", "resolve_params", "max_game_length"]
