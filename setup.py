@@ -20,7 +20,9 @@ directives = {
     "nonecheck": DEBUG,
     "embedsignature": True,
 }
-macros = [] if DEBUG else [("CYTHON_WITHOUT_ASSERTIONS", None)]
+macros = [("WILDHORN_DEBUG", "1" if DEBUG else "0")]
+if not DEBUG:
+    macros.append(("CYTHON_WITHOUT_ASSERTIONS", None))
 cflags = ["-O0", "-g"] if DEBUG else ["-O3"]
 
 extensions = [
@@ -32,5 +34,6 @@ extensions = [
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives=directives,
-                          include_path=["."], build_dir="build/cython"),
+                          include_path=["."], build_dir="build/cython",
+                          force=True),
 )

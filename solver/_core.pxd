@@ -197,6 +197,7 @@ cdef double returns_of(const State* s, int player) noexcept nogil
 cdef int legal_actions(const Config* c, const State* s, int* out) noexcept nogil
 cdef int chance_outcomes(const Config* c, const State* s, int* acts, double* probs) noexcept nogil
 cdef void apply_action(const Config* c, State* s, int action) noexcept nogil
+cdef int apply_action_n(const Config* c, State* s, int action, int* buf) noexcept nogil
 cdef int sample_chance(const Config* c, const State* s, Rng* r) noexcept nogil
 cdef int random_playout(const Config* c, State* s, Rng* r) noexcept nogil
 cdef int info_key(const Config* c, const State* s, int player, char* buf) noexcept nogil

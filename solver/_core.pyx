@@ -48,6 +48,14 @@ cimport cython
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint64_t
 
+cdef extern from *:
+    """
+    #ifndef WILDHORN_DEBUG
+    #define WILDHORN_DEBUG 0
+    #endif
+    """
+    int _WILDHORN_DEBUG "WILDHORN_DEBUG"
+
 # ============================================================================
 # Random numbers: xoshiro256** seeded by splitmix64
 # ============================================================================
@@ -183,23 +191,6 @@ cdef bint _has_exhausted_unit(const Config* c, const State* s, int side) noexcep
     cdef int g
     for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
         if _on_table(s.loc[g]) and c.kind[g] == K_UNIT and s.exhausted[g]:
-            return True
-    return False
-
-
-cdef bint _has_enemy_in_zone(const Config* c, const State* s, int side, int zone) noexcept nogil:
-    cdef int o = 1 - side
-    cdef int g
-    for g in range(o * SIDE_CARDS, o * SIDE_CARDS + SIDE_CARDS):
-        if s.loc[g] == zone:
-            return True
-    return False
-
-
-cdef bint _german_unit_in_forest(const Config* c, const State* s) noexcept nogil:
-    cdef int g
-    for g in range(SIDE_CARDS, NCARDS):
-        if s.loc[g] == LOC_FOREST and c.kind[g] == K_UNIT:
             return True
     return False
 
@@ -418,78 +409,108 @@ cdef void _finish_action(const Config* c, State* s, bint was_pass) noexcept nogi
 # ============================================================================
 
 cdef int _main_actions(const Config* c, const State* s, int* out) noexcept nogil:
+    """R9, R13, R27: the actions of the actor's main decision, sorted."""
     cdef int p = s.actor
     cdef int base = p * SIDE_CARDS
-    cdef int n = 0, i, g, e, loc
+    cdef int n = 0, i, j, g, e, loc, nh = 0, nt = 0
+    cdef int hand[SIDE_CARDS]          # own hand cards that represent their class
+    cdef int fresh[SIDE_CARDS]         # own fresh table cards that represent theirs
+    cdef bint enemy_zone[LOC_BASE + 1]
+    cdef bint exh_unit = False, german_forest = False
+    cdef uint64_t hand_seen = 0, bit
+    cdef uint64_t zone_seen[LOC_BASE + 1]
     cdef int enemy_home = _home(1 - p)
     cdef int enemy_frag = FR_BASE if p == 0 else FR_FOREST
+    enemy_zone[LOC_FOREST] = False
+    enemy_zone[LOC_PERIPHERY] = False
+    enemy_zone[LOC_BASE] = False
+    zone_seen[LOC_FOREST] = 0
+    zone_seen[LOC_PERIPHERY] = 0
+    zone_seen[LOC_BASE] = 0
+    for g in range((1 - p) * SIDE_CARDS, (1 - p) * SIDE_CARDS + SIDE_CARDS):
+        loc = s.loc[g]
+        if _on_table(loc):
+            enemy_zone[loc] = True
+            if p == 0 and loc == LOC_FOREST and c.kind[g] == K_UNIT:
+                german_forest = True  # R13: Wildhorn needs none (Polish only, R28)
+    # R27: one action per class in hand, per class and zone on the table
+    # (class ids are below 64, see solver.cards: at most 46 cards).
+    for i in range(SIDE_CARDS):
+        g = base + i
+        loc = s.loc[g]
+        if loc == LOC_HAND:
+            bit = (<uint64_t>1) << (c.cls[g] & 63)
+            if not (hand_seen & bit):
+                hand_seen |= bit
+                hand[nh] = i
+                nh += 1
+        elif _on_table(loc):
+            if s.exhausted[g]:
+                if c.kind[g] == K_UNIT:
+                    exh_unit = True
+                continue
+            bit = (<uint64_t>1) << (c.cls[g] & 63)
+            if not (zone_seen[loc] & bit):
+                zone_seen[loc] |= bit
+                fresh[nt] = i
+                nt += 1
     out[n] = A_PASS
     n += 1
-    # place a Unit or Support card (R9)
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (s.loc[g] == LOC_HAND and c.kind[g] <= K_SUPPORT
-                and _hand_rep(c, s, g)):
-            out[n] = A_PLACE + i
+    for j in range(nh):                      # place a Unit or Support (R9)
+        g = base + hand[j]
+        if c.kind[g] <= K_SUPPORT:
+            out[n] = A_PLACE + hand[j]
             n += 1
-    # play an Action card, if it can have its effect (R13)
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if s.loc[g] != LOC_HAND or c.kind[g] != K_ACTION or not _hand_rep(c, s, g):
+    for j in range(nh):                      # play an Action card (R13)
+        g = base + hand[j]
+        if c.kind[g] != K_ACTION:
             continue
         e = c.effect[g]
         if e == E_WILDHORN:
-            if (s.wildhorn_played or s.frag[FR_FOREST] == 0
-                    or _german_unit_in_forest(c, s)):
+            if s.wildhorn_played or s.frag[FR_FOREST] == 0 or german_forest:
                 continue
         elif e == E_HIDDEN:
             if s.frag[FR_PERIPHERY] == 0:
                 continue
         elif e == E_HIGH_MORALE:
-            if not _has_exhausted_unit(c, s, p):
+            if not exh_unit:
                 continue
         elif e != E_MOTORIZED:
             continue
-        out[n] = A_PLAY + i
+        out[n] = A_PLAY + hand[j]
         n += 1
-    # activate a fresh card on the table (R9, R13)
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (_on_table(s.loc[g]) and not s.exhausted[g] and c.move[g]
-                and c.kind[g] == K_UNIT and _table_rep(c, s, g)):
-            out[n] = A_MOVE + i
+    for j in range(nt):
+        g = base + fresh[j]
+        if c.move[g] and c.kind[g] == K_UNIT:
+            out[n] = A_MOVE + fresh[j]
             n += 1
-    for i in range(SIDE_CARDS):
-        g = base + i
-        loc = s.loc[g]
-        if (_on_table(loc) and not s.exhausted[g] and c.attack[g]
-                and c.kind[g] == K_UNIT and _has_enemy_in_zone(c, s, p, loc)
-                and _table_rep(c, s, g)):
-            out[n] = A_ATTACK + i
+    for j in range(nt):
+        g = base + fresh[j]
+        if c.attack[g] and c.kind[g] == K_UNIT and enemy_zone[s.loc[g]]:
+            out[n] = A_ATTACK + fresh[j]
             n += 1
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (s.loc[g] == LOC_PERIPHERY and not s.exhausted[g] and c.search[g]
-                and s.frag[FR_PERIPHERY] > 0 and _table_rep(c, s, g)):
-            out[n] = A_SEARCH + i
-            n += 1
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (s.loc[g] == enemy_home and not s.exhausted[g] and c.steal[g]
-                and s.frag[enemy_frag] > 0 and _table_rep(c, s, g)):
-            out[n] = A_STEAL + i
-            n += 1
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (_on_table(s.loc[g]) and not s.exhausted[g] and c.command[g]
-                and _has_exhausted_unit(c, s, p) and _table_rep(c, s, g)):
-            out[n] = A_COMMAND + i
-            n += 1
-    for i in range(SIDE_CARDS):
-        g = base + i
-        if (_on_table(s.loc[g]) and not s.exhausted[g] and c.volunteers[g]
-                and _table_rep(c, s, g)):
-            out[n] = A_VOLUNTEERS + i
+    if s.frag[FR_PERIPHERY] > 0:
+        for j in range(nt):
+            g = base + fresh[j]
+            if c.search[g] and s.loc[g] == LOC_PERIPHERY:
+                out[n] = A_SEARCH + fresh[j]
+                n += 1
+    if s.frag[enemy_frag] > 0:
+        for j in range(nt):
+            g = base + fresh[j]
+            if c.steal[g] and s.loc[g] == enemy_home:
+                out[n] = A_STEAL + fresh[j]
+                n += 1
+    if exh_unit:
+        for j in range(nt):
+            g = base + fresh[j]
+            if c.command[g]:
+                out[n] = A_COMMAND + fresh[j]
+                n += 1
+    for j in range(nt):
+        g = base + fresh[j]
+        if c.volunteers[g]:
+            out[n] = A_VOLUNTEERS + fresh[j]
             n += 1
     return n
 
@@ -655,7 +676,7 @@ cdef int chance_outcomes(const Config* c, const State* s, int* acts, double* pro
 
 cdef int sample_chance(const Config* c, const State* s, Rng* r) noexcept nogil:
     """A chance outcome drawn with its probability (no list is built)."""
-    cdef int side, g, pick, k, j
+    cdef int side, g = 0, pick, k = 0, j
     if s.phase == PH_DRAW:
         side = s.draw_side
         pick = rng_below(r, deck_size(c, s, side))
@@ -951,27 +972,70 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
         _finish_action(c, s, False)
 
 
-cdef void _advance(const Config* c, State* s) noexcept nogil:
+cdef int _chance_count(const Config* c, const State* s, int* first) noexcept nogil:
+    """How many chance outcomes the node has (as chance_outcomes counts
+    them), and the first one, without building the list."""
+    cdef uint64_t seen = 0, bit
+    cdef int n = 0, g, k, side
+    first[0] = 0
+    if s.phase == PH_ROLL:
+        return c.dice_sides
+    if s.phase == PH_DRAW:
+        side = s.draw_side
+        for g in range(side * SIDE_CARDS + SIDE_CARDS - 1, side * SIDE_CARDS - 1, -1):
+            if s.loc[g] == LOC_DECK:
+                bit = (<uint64_t>1) << (c.cls[g] & 63)
+                if not (seen & bit):
+                    seen |= bit
+                    n += 1
+                first[0] = g - side * SIDE_CARDS
+        return n
+    for k in range(c.n_rockets - 1, -1, -1):
+        if not s.revealed[k]:
+            bit = (<uint64_t>1) << (c.rockets[k] & 63)
+            if not (seen & bit):
+                seen |= bit
+                n += 1
+            first[0] = k
+    return n
+
+
+cdef int _advance_n(const Config* c, State* s, int* buf) noexcept nogil:
     """R29/R30: a node with a single option is applied at once; so is a
-    chance node with a single outcome."""
-    cdef int buf[NUM_ACTIONS]
-    cdef double probs[NUM_ACTIONS]
+    chance node with a single outcome.  Returns the number of options at the
+    node reached (legal actions, written to buf, or chance outcomes; 0 at the
+    end)."""
     cdef int n
     while s.phase != PH_TERMINAL:
         if is_chance(s):
-            n = chance_outcomes(c, s, buf, probs)
+            n = _chance_count(c, s, buf)
         else:
             n = legal_actions(c, s, buf)
         if n != 1:
-            return
+            return n
         _step(c, s, buf[0])
+    return 0
+
+
+cdef void _advance(const Config* c, State* s) noexcept nogil:
+    cdef int buf[NUM_ACTIONS]
+    _advance_n(c, s, buf)
 
 
 cdef void apply_action(const Config* c, State* s, int action) noexcept nogil:
     """Applies a legal action or chance outcome (unchecked), then the
     automatic moves of R29/R30."""
+    cdef int buf[NUM_ACTIONS]
     _step(c, s, action)
-    _advance(c, s)
+    _advance_n(c, s, buf)
+
+
+cdef int apply_action_n(const Config* c, State* s, int action, int* buf) noexcept nogil:
+    """``apply_action`` that also returns the options of the node reached
+    (legal actions written to buf, as ``_advance_n``): saves a second
+    generation in playouts and searches."""
+    _step(c, s, action)
+    return _advance_n(c, s, buf)
 
 # ============================================================================
 # Queries
@@ -1006,12 +1070,14 @@ cdef int random_playout(const Config* c, State* s, Rng* r) noexcept nogil:
     returns the winner."""
     cdef int buf[NUM_ACTIONS]
     cdef int n
+    if s.phase == PH_TERMINAL:
+        return s.winner
+    n = _advance_n(c, s, buf)
     while s.phase != PH_TERMINAL:
         if is_chance(s):
-            apply_action(c, s, sample_chance(c, s, r))
+            n = apply_action_n(c, s, sample_chance(c, s, r), buf)
         else:
-            n = legal_actions(c, s, buf)
-            apply_action(c, s, buf[rng_below(r, n)])
+            n = apply_action_n(c, s, buf[rng_below(r, n)], buf)
     return s.winner
 
 # ============================================================================
@@ -1384,7 +1450,9 @@ cdef str _check_state(const Config* c, const State* s):
         return "pending zone not chosen"
     if ph == PH_DRAW and s.draw_left == 0:
         return "nothing left to draw"
-    if ph not in (PH_DRAW, PH_ROCKET, PH_TERMINAL) and s.n_revealed == 0:
+    if ph == PH_MAIN and s.player != s.actor:
+        return "the player to move is not the acting player"
+    if ph not in (PH_DRAW, PH_REDRAW, PH_ROCKET, PH_TERMINAL) and s.n_revealed == 0:
         return "no Rocket card revealed yet"
     if ph == PH_ROCKET and s.n_revealed >= c.n_rockets:
         return "no Rocket card left to reveal"
@@ -1407,6 +1475,7 @@ ACTION_GROUPS = (
     ("SELECT_ENEMY", A_SELECT_ENEMY, SIDE_CARDS),
 )
 NUM_DISTINCT_ACTIONS = NUM_ACTIONS
+DEBUG_BUILD = bool(_WILDHORN_DEBUG)  # set by setup.py (WILDHORN_DEBUG=1: checks on)
 CARDS_PER_SIDE = SIDE_CARDS
 PHASE_NAMES = ("draw", "redraw", "rocket", "actions", "zone", "motorcycle",
                "target", "escort", "ambush", "roll", "modifiers", "nurses",
@@ -1698,6 +1767,87 @@ cdef class Core:
         msg = _check_state(&config.c, &n.s)
         if msg is not None:
             raise SerializationError(f"serialized state: {msg}")
+        return n
+
+    @staticmethod
+    def build(CoreConfig config, *, places=None, exhausted=(), fragments=None,
+              rockets=(), int turn=1, int actor=0, int actions_left=1, int passes=0,
+              redraw_used=(False, False), wildhorn_played=None):
+        """A position at a player's decision in the action step (R7), from fields.
+
+        ``places`` maps card numbers to "hand", "deck", "forest", "periphery",
+        "base", "gone" or "event"; a card in play not named stays where the
+        game begins it (START in hand, R3).  ``exhausted``: card numbers
+        exhausted on the table.  ``fragments`` maps fragment places (see
+        FRAGMENT_PLACES) to counts; the pool holds the rest (R2).
+        ``rockets``: values of the Rocket cards revealed, in order.
+        Raises ParameterError naming the bad field.
+        """
+        cdef Core n = Core.__new__(Core)
+        cdef int g, k, i
+        n.config = config
+        init_state(&config.c, &n.s)
+        n.s.turn = turn
+        for g in range(NCARDS):
+            n.s.drawn[g] = 0
+            n.s.exhausted[g] = 0
+        cs = config.card_set
+        for number, place in (places or {}).items():
+            g = cs.by_number(number).global_index
+            if not config.c.present[g]:
+                raise ParameterError(f"places: {number} is not in play")
+            if place not in LOC_NAMES[:LOC_ABSENT]:
+                raise ParameterError(f"places: {number}: unknown place {place!r}")
+            n.s.loc[g] = LOC_NAMES.index(place)
+        for number in exhausted:
+            g = cs.by_number(number).global_index
+            if not _on_table(n.s.loc[g]):
+                raise ParameterError(f"exhausted: {number} is not on the table")
+            n.s.exhausted[g] = 1
+        total = 0
+        frag = [0] * 6
+        for place, count in (fragments or {}).items():
+            if place not in FRAGMENT_PLACES or place == "pool":
+                raise ParameterError(f"fragments: unknown place {place!r}")
+            frag[FRAGMENT_PLACES.index(place)] = count
+            total += count
+        if total > config.c.fragments:
+            raise ParameterError(f"fragments: {total} placed, only {config.c.fragments} exist (R2)")
+        frag[FR_POOL] = config.c.fragments - total
+        for k in range(6):
+            n.s.frag[k] = frag[k]
+        n.s.n_revealed = 0
+        for k in range(MAX_ROCKETS):
+            n.s.revealed[k] = 0
+        for value in rockets:
+            for i in range(config.c.n_rockets):
+                if not n.s.revealed[i] and config.c.rockets[i] == value:
+                    break
+            else:
+                raise ParameterError(f"rockets: no unrevealed Rocket card shows {value}")
+            n.s.revealed[i] = 1
+            n.s.order[n.s.n_revealed] = i
+            n.s.n_revealed += 1
+        n.s.redraw_used[0] = bool(redraw_used[0])
+        n.s.redraw_used[1] = bool(redraw_used[1])
+        n.s.drawn_count[0] = 0
+        n.s.drawn_count[1] = 0
+        n.s.redeal = 0
+        n.s.draw_left = 0
+        if wildhorn_played is None:
+            wildhorn_played = any(n.s.loc[g] in (LOC_EVENT, LOC_GONE) and config.c.effect[g] == E_WILDHORN
+                                  for g in range(NCARDS))
+        n.s.wildhorn_played = bool(wildhorn_played)
+        _clear_pend(&n.s)
+        n.s.phase = PH_MAIN
+        n.s.actor = actor
+        n.s.player = actor
+        n.s.actions_left = actions_left
+        n.s.passes = passes
+        msg = _check_state(&config.c, &n.s)
+        if msg is not None:
+            raise ParameterError(f"position: {msg}")
+        _advance(&config.c, &n.s)
         return n
 
     # ---- queries ----------------------------------------------------------
@@ -2010,18 +2160,32 @@ _FRAG_TITLES[3] = b"forest "
 _FRAG_TITLES[4] = b"wildhorn "
 _FRAG_TITLES[5] = b"base "
 cdef const char* _PHASE_TITLES[PH_COUNT]
-for _k, _t in enumerate((b"draw", b"redraw decision", b"V-2 fired", b"actions",
-                         b"movement destination", b"motorcycle window",
-                         b"attack target", b"escort window", b"ambush window",
-                         b"die roll", b"modifier window", b"nurses window",
-                         b"witnesses window", b"refresh choice",
-                         b"hidden fragments count", b"game over")):
-    _PHASE_TITLES[_k] = _t
+_PHASE_TITLES[0] = b"draw"
+_PHASE_TITLES[1] = b"redraw decision"
+_PHASE_TITLES[2] = b"V-2 fired"
+_PHASE_TITLES[3] = b"actions"
+_PHASE_TITLES[4] = b"movement destination"
+_PHASE_TITLES[5] = b"motorcycle window"
+_PHASE_TITLES[6] = b"attack target"
+_PHASE_TITLES[7] = b"escort window"
+_PHASE_TITLES[8] = b"ambush window"
+_PHASE_TITLES[9] = b"die roll"
+_PHASE_TITLES[10] = b"modifier window"
+_PHASE_TITLES[11] = b"nurses window"
+_PHASE_TITLES[12] = b"witnesses window"
+_PHASE_TITLES[13] = b"refresh choice"
+_PHASE_TITLES[14] = b"hidden fragments count"
+_PHASE_TITLES[15] = b"game over"
 cdef const char* _PEND_TITLES[PK_COUNT]
-for _k, _t in enumerate((b"", b"movement", b"attack", b"search", b"steal",
-                         b"command", b"high morale", b"motorized column refresh",
-                         b"hidden fragments")):
-    _PEND_TITLES[_k] = _t
+_PEND_TITLES[0] = b""
+_PEND_TITLES[1] = b"movement"
+_PEND_TITLES[2] = b"attack"
+_PEND_TITLES[3] = b"search"
+_PEND_TITLES[4] = b"steal"
+_PEND_TITLES[5] = b"command"
+_PEND_TITLES[6] = b"high morale"
+_PEND_TITLES[7] = b"motorized column refresh"
+_PEND_TITLES[8] = b"hidden fragments"
 
 
 cdef int _list_cards(const char (*names)[40], const State* s, int loc, int side,

@@ -9,7 +9,8 @@ player at that player's decision nodes.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 
-from solver._core cimport (Config, State, NUM_ACTIONS, legal_actions,
+from solver._core cimport (Config, State, Rng, NUM_ACTIONS, legal_actions,
+                           apply_action_n, sample_chance, rng_seed, rng_below,
                            chance_outcomes, apply_action, is_chance,
                            is_terminal, current_player, info_hash)
 from solver._core cimport CoreConfig, Core
@@ -122,3 +123,40 @@ def tree_size(Core root, long long cap=10**9):
     finally:
         free(k.sets[0].slots)
         free(k.sets[1].slots)
+
+
+def playout_stats(Core root, int games, seed):
+    """Plays ``games`` uniformly random games from ``root`` in C.
+
+    Returns the decisions and chance events applied (``transitions``: the
+    nodes pyspiel would see), all state changes including the automatic
+    moves of R29/R30 (``steps``), Polish wins and seconds.
+    """
+    from time import perf_counter
+    cdef Rng r
+    cdef State s
+    cdef int buf[NUM_ACTIONS]
+    cdef int n, i, a
+    cdef long long transitions = 0, steps = 0, polish = 0
+    cdef const Config* c = &root.config.c
+    rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    t0 = perf_counter()
+    with nogil:
+        for i in range(games):
+            s = root.s
+            n = 0
+            while not is_terminal(&s):
+                if is_chance(&s):
+                    a = sample_chance(c, &s, &r)
+                else:
+                    if n == 0:
+                        n = legal_actions(c, &s, buf)
+                    a = buf[rng_below(&r, n)]
+                n = apply_action_n(c, &s, a, buf)
+                if is_chance(&s):
+                    n = 0
+                transitions += 1
+            steps += s.moves - root.s.moves
+            polish += s.winner == 0
+    return {"transitions": transitions, "steps": steps, "polish_wins": polish,
+            "seconds": perf_counter() - t0}

@@ -17,13 +17,15 @@ card_set   "default" "default" or the path of a card-set file (solver.cards)
 turns      -1        number of turns (rulebook: 4)
 draw       -1        cards drawn per turn (rulebook: 5)
 dice       -1        sides of a die (rulebook: 6)
-rockets    ""        Rocket card values, e.g. "1,2,3,4,5"
-cards      ""        card numbers in play, e.g. "PL01,PL18,DE01" (all if "")
+rockets    ""        Rocket card values, e.g. "1;2;3;4;5"
+cards      ""        card numbers in play, e.g. "PL01;PL18;DE01" (all if "")
 redraw     -1        1/0: whether the once-per-game redraw exists (R5)
-setup      ""        where cards begin, e.g. "PL01:periphery,DE02:base"
+setup      ""        where cards begin, e.g. "PL01:periphery;DE02:base"
                      (default: START cards in hand, the rest in the deck)
-start_fragments ""   fragments placed at the start, e.g. "forest:1,periphery:2"
+start_fragments ""   fragments placed at the start, e.g. "forest:1;periphery:2"
 ========== ========= =======================================================
+
+List values are separated by ';' (',' also works in a params dict).
 
 The information state is the player's *current view* (what a state.json
 file holds: the public table, fragments, revealed Rocket cards, hand sizes,
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -69,20 +72,34 @@ _DEFAULT_PARAMS: dict[str, Any] = {
 }
 
 # Presets.  ``cards`` lists the card numbers in play (None: the whole set);
-# the START cards among them begin in hand (R3).  Sizes: see README and
-# ``python -m solver.game --measure``.
+# ``setup`` says where cards begin (default: START cards in hand, the rest in
+# the deck, R3).  The small variants start mid-game, with units already on the
+# table, so that one turn holds searches, attacks and Immediates; the sizes
+# (histories, information states) are measured by
+# ``benchmarks/variant_sizes.py`` into results/variant-sizes.json.
 VARIANTS: dict[str, dict[str, Any]] = {
     "full": {"turns": 4, "draw": 5, "dice": 6, "rockets": None, "cards": None,
              "redraw": True, "setup": None, "start_fragments": None},
-    # One turn; each side holds a Recon-type unit and draws one Immediate
-    # card; three-sided dice; a Rocket of 1 or 2.
-    "tiny": {"turns": 1, "draw": 1, "dice": 3, "rockets": [1, 2],
-             "cards": ["PL01", "PL18", "DE01", "DE18"], "redraw": False,
-             "setup": None, "start_fragments": None},
-    # One turn with searches, escorts, attacks, steals and Immediates.
-    "small": {"turns": 1, "draw": 1, "dice": 3, "rockets": [1, 2],
-              "cards": ["PL01", "PL02", "PL18", "DE01", "DE02", "DE18"],
-              "redraw": False, "setup": None, "start_fragments": None},
+    # One turn in the Periphery: Polish Scouts and Good Luck against German
+    # Recon, Soldiers and Bad Luck; three-sided dice; a Rocket of 1 or 2.
+    # Searches, an attack, modifier windows; small enough for OpenSpiel's
+    # Python best response over the whole tree.
+    "tiny": {"turns": 1, "draw": 0, "dice": 3, "rockets": [1, 2],
+             "cards": ["PL01", "PL18", "DE01", "DE02", "DE18"], "redraw": False,
+             "setup": {"PL01": "periphery", "PL18": "hand", "DE01": "periphery",
+                       "DE02": "periphery", "DE18": "hand"},
+             "start_fragments": None},
+    # One turn with every kind of play: Polish Scouts and Partisans (Escort)
+    # in the Periphery, Unseen and Silent in the Rocket Base (Spy), Good Luck;
+    # German Soldiers in the Periphery, SS in the Forest (Sturmwind), Bad
+    # Luck; one fragment on each home zone card.
+    "small": {"turns": 1, "draw": 0, "dice": 3, "rockets": [1, 2],
+              "cards": ["PL01", "PL02", "PL10", "PL18", "DE02", "DE09", "DE18"],
+              "redraw": False,
+              "setup": {"PL01": "periphery", "PL02": "periphery", "PL10": "base",
+                        "PL18": "hand", "DE02": "periphery", "DE09": "forest",
+                        "DE18": "hand"},
+              "start_fragments": {"forest": 1, "base": 1}},
 }
 
 _GAME_TYPE = pyspiel.GameType(
@@ -122,13 +139,13 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
             out[key] = int(merged[key])
     if merged["rockets"]:
         try:
-            out["rockets"] = [int(v) for v in str(merged["rockets"]).split(",")]
+            out["rockets"] = [int(v) for v in _split(merged["rockets"])]
         except ValueError:
             raise ParameterError(
                 f"wildhorn: rockets: expected comma-separated integers, got {merged['rockets']!r}"
             ) from None
     if merged["cards"]:
-        out["cards"] = [v.strip() for v in str(merged["cards"]).split(",") if v.strip()]
+        out["cards"] = _split(merged["cards"])
     if merged["setup"]:
         out["setup"] = _pairs("setup", merged["setup"], str)
     if merged["start_fragments"]:
@@ -141,9 +158,15 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
 _CONFIGS: dict[tuple, CoreConfig] = {}
 
 
+def _split(text: Any) -> list[str]:
+    """List parameters are separated by ';' (a game string such as
+    ``wildhorn(rockets=1;2)`` already uses ','), or ',' in a params dict."""
+    return [v for v in re.split(r"[;,\s]+", str(text)) if v]
+
+
 def _pairs(name: str, text: str, kind) -> dict[str, Any]:
     out = {}
-    for item in str(text).split(","):
+    for item in _split(text):
         key, sep, value = item.strip().partition(":")
         if not sep or not key.strip() or not value.strip():
             raise ParameterError(f"wildhorn: {name}: expected key:value pairs, got {item.strip()!r}")

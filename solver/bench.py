@@ -1,0 +1,206 @@
+"""Benchmarks of the core, measured against OpenSpiel references in one run.
+
+``wildhorn-solve bench core --json`` prints one JSON object and writes
+``results/bench-core.json``.  Every figure is a median over repeats; the
+references (OpenSpiel's C++ hearts with C++ random bots, the Python liars
+poker game) are measured in the same run, on the same machine, so that the
+ratios are meaningful on a shared, noisy machine.  No figure is typed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pyspiel
+
+import solver
+from solver._core import Core
+from solver._tree import playout_stats, tree_size
+from solver.game import VARIANTS, make_config
+
+
+def _median_rate(fn: Callable[[], tuple[float, float]], repeats: int) -> tuple[float, float]:
+    """Runs fn (returning (count, seconds)) ``repeats`` times; median rate and seconds."""
+    rates, secs = [], []
+    for _ in range(repeats):
+        count, seconds = fn()
+        rates.append(count / seconds)
+        secs.append(seconds)
+    return statistics.median(rates), statistics.median(secs)
+
+
+def _per_call_us(fn: Callable[[Any], Any], items: list[Any], repeats: int, loops: int = 20) -> float:
+    """Median over repeats of the mean cost of fn(item) in microseconds."""
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            for item in items:
+                fn(item)
+        samples.append((time.perf_counter() - t0) / (loops * len(items)) * 1e6)
+    return statistics.median(samples)
+
+
+def sample_states(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.State]:
+    """Decision states met along seeded uniformly random games."""
+    rng = random.Random(seed)
+    states: list[pyspiel.State] = []
+    while len(states) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(actions, probs)[0])
+            else:
+                if rng.random() < 0.1:
+                    states.append(state.clone())
+                state.apply_action(rng.choice(state.legal_actions()))
+    return states[:count]
+
+
+def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str, Any]:
+    """Measures the core and its pyspiel layer; returns the figures."""
+    game = pyspiel.load_game("wildhorn")
+    root = Core(make_config())
+
+    def c_run(seed=[0]):
+        seed[0] += 1
+        r = playout_stats(root, games, seed[0])
+        return r, r["seconds"]
+
+    runs = [c_run()[0] for _ in range(repeats)]
+    c_tps = statistics.median(r["transitions"] / r["seconds"] for r in runs)
+    c_gps = statistics.median(games / r["seconds"] for r in runs)
+    c_steps = statistics.median(r["steps"] / r["seconds"] for r in runs)
+    per_game = statistics.median(r["transitions"] / games for r in runs)
+
+    states = sample_states(game, 64, seed=7)
+    actions = [s.legal_actions()[0] for s in states]
+    pairs = list(zip(states, actions))
+    clone_us = _per_call_us(lambda s: s.clone(), states, repeats)
+    apply_us = _per_call_us(lambda sa: sa[0].clone().apply_action(sa[1]), pairs, repeats) - clone_us
+    legal_us = _per_call_us(lambda s: s.legal_actions(), states, repeats)
+    info_us = _per_call_us(lambda s: s.information_state_string(s.current_player()), states, repeats)
+
+    sim_ms = []
+    for _ in range(max(1, repeats // 2)):
+        t0 = time.perf_counter()
+        pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
+        sim_ms.append((time.perf_counter() - t0) / sims * 1e3)
+
+    hearts = pyspiel.load_game("hearts")
+    hearts_bots = [pyspiel.make_uniform_random_bot(p, 1234 + p) for p in range(4)]
+
+    def hearts_run(seed=[0]):
+        n = 0
+        t0 = time.perf_counter()
+        for _ in range(games // 4):
+            seed[0] += 1
+            state = hearts.new_initial_state()
+            pyspiel.evaluate_bots(state, hearts_bots, seed[0])
+            n += len(state.history())
+        return n, time.perf_counter() - t0
+
+    hearts_tps, _ = _median_rate(hearts_run, repeats)
+
+    from open_spiel.python.games import liars_poker  # noqa: F401  (registers the game)
+    lp = pyspiel.load_game("python_liars_poker")
+    lp_states = sample_states(lp, 64, seed=7)
+    lp_clone_us = _per_call_us(lambda s: s.clone(), lp_states, repeats)
+
+    out = {
+        "c_transitions_per_s": round(c_tps),
+        "c_games_per_s": round(c_gps, 1),
+        "c_steps_per_s": round(c_steps),
+        "c_transitions_per_game": round(per_game, 1),
+        "pyspiel_clone_us": round(clone_us, 3),
+        "pyspiel_apply_us": round(apply_us, 3),
+        "pyspiel_legal_actions_us": round(legal_us, 3),
+        "pyspiel_infostate_string_us": round(info_us, 3),
+        "random_sim_test_ms_per_game": round(statistics.median(sim_ms), 3),
+        "ref_hearts_cpp_transitions_per_s": round(hearts_tps),
+        "ref_python_liars_poker_clone_us": round(lp_clone_us, 3),
+    }
+    out["ratio_c_vs_hearts"] = round(c_tps / hearts_tps, 3)
+    out["ratio_clone_vs_liars_poker"] = round(clone_us / lp_clone_us, 3)
+    out["targets"] = {
+        "c_transitions_vs_hearts_ge_1": out["ratio_c_vs_hearts"] >= 1.0,
+        "pyspiel_clone_le_3us": clone_us <= 3.0,
+        "random_sim_test_le_5ms_per_game": out["random_sim_test_ms_per_game"] <= 5.0,
+    }
+    out["notes"] = {
+        "transitions": "decisions and chance events a pyspiel driver would see; "
+                       "steps also counts the moves R29/R30 apply automatically",
+        "method": f"medians of {repeats} repeats; {games} C playouts per repeat; "
+                  f"{games // 4} hearts games per repeat; random_sim_test with {sims} sims",
+    }
+    out["meta"] = _meta()
+    return out
+
+
+def bench_variants(cap: int = 3 * 10**8) -> dict[str, Any]:
+    """Walks the whole tree of each small preset: histories and information states."""
+    out: dict[str, Any] = {}
+    for name in VARIANTS:
+        if name == "full":
+            continue
+        t0 = time.perf_counter()
+        r = tree_size(Core(make_config({"variant": name})), cap=cap)
+        r["seconds"] = round(time.perf_counter() - t0, 2)
+        r["uniform_polish_win"] = round(r["uniform_polish_win"], 6)
+        out[name] = r
+    # The full game is far too large to walk; its size is estimated from the
+    # branching seen along random games (product of options per node).
+    out["full_estimate"] = _full_size_estimate(200)
+    out["meta"] = _meta()
+    return out
+
+
+def _full_size_estimate(games: int) -> dict[str, Any]:
+    import math
+    game = pyspiel.load_game("wildhorn")
+    rng = random.Random(11)
+    logs = []
+    for _ in range(games):
+        state = game.new_initial_state()
+        log10 = 0.0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                log10 += math.log10(len(outcomes))
+                actions, probs = zip(*outcomes)
+                state.apply_action(rng.choices(actions, probs)[0])
+            else:
+                legal = state.legal_actions()
+                log10 += math.log10(len(legal))
+                state.apply_action(rng.choice(legal))
+        logs.append(log10)
+    return {"median_log10_histories_along_a_game": round(statistics.median(logs), 1),
+            "method": "median over random games of log10 of the product of the options "
+                      "met (a Knuth-style estimate of the number of histories)",
+            "games": games}
+
+
+def _meta() -> dict[str, Any]:
+    import open_spiel
+    return {"wildhorn_solve": solver.__version__,
+            "open_spiel": getattr(open_spiel, "__version__", "unknown"),
+            "python": sys.version.split()[0], "machine": platform.machine(),
+            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def write_json(data: dict[str, Any], path: str | os.PathLike) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    os.replace(tmp, p)
+    return p
