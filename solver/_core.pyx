@@ -1406,7 +1406,7 @@ cdef str _check_state(const Config* c, const State* s):
         return "winner does not match the phase"
     # the action under resolution
     cdef const Pending* q = &s.pend
-    if q.kind >= PK_COUNT or q.actor > 1 or q.roll > 2 or q.window_passes > 1 or q.escorted > 1:
+    if q.kind >= PK_COUNT or q.actor > 1 or q.roll > 2 or q.window_passes > 2 or q.escorted > 1:
         return "pending action field out of range"
     for g in (q.card, q.target, q.defender):
         if g < -1 or g >= NCARDS:

@@ -1,0 +1,52 @@
+"""The command line, run as a user runs it (a subprocess)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_and_version():
+    r = run("--help")
+    assert r.returncode == 0 and "demo" in r.stdout and "bench" in r.stdout
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("wildhorn-solve ")
+
+
+def test_demo_plays_a_whole_game_deterministically():
+    a = run("demo", "--seed", "4")
+    b = run("demo", "--seed", "4")
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    assert "game over" in a.stdout and "Winner:" in a.stdout
+    c = run("demo", "--seed", "5")
+    assert c.stdout != a.stdout
+
+
+def test_demo_tiny():
+    r = run("demo", "--variant", "tiny", "--seed", "2")
+    assert r.returncode == 0 and "Winner:" in r.stdout
+
+
+@pytest.mark.parametrize("args", [["demo", "--seed", "x"], ["bench"], ["bench", "nothing"],
+                                  ["frobnicate"], ["demo", "--variant", "huge"]])
+def test_bad_arguments_exit_2(args):
+    r = run(*args)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+
+
+def test_bench_variants_writes_json(tmp_path, monkeypatch):
+    """The size walker behind ``bench variants``, on tiny (small takes a minute)."""
+    from solver._core import Core
+    from solver._tree import tree_size
+    from solver.game import make_config
+    r = tree_size(Core(make_config({"variant": "tiny"})))
+    assert r["complete"] and r["histories"] > 10_000
+    assert r["infosets"][0] > 100 and r["infosets"][1] > 100
+    assert 0.0 < r["uniform_polish_win"] < 1.0
