@@ -49,20 +49,33 @@ def _per_call_us(fn: Callable[[Any], Any], items: list[Any], repeats: int, loops
     return statistics.median(samples)
 
 
+def play_random(game: pyspiel.Game, rng: random.Random,
+                visit: Callable[[pyspiel.State], None] | None = None) -> pyspiel.State:
+    """Plays one game with uniformly random decisions and chance drawn with
+    its probabilities; ``visit`` sees every node before its move."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if visit is not None:
+            visit(state)
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
 def sample_states(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.State]:
     """Decision states met along seeded uniformly random games."""
     rng = random.Random(seed)
     states: list[pyspiel.State] = []
+
+    def keep(state: pyspiel.State) -> None:
+        if not state.is_chance_node() and rng.random() < 0.1:
+            states.append(state.clone())
+
     while len(states) < count:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(actions, probs)[0])
-            else:
-                if rng.random() < 0.1:
-                    states.append(state.clone())
-                state.apply_action(rng.choice(state.legal_actions()))
+        play_random(game, rng, keep)
     return states[:count]
 
 
@@ -162,17 +175,7 @@ def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str,
 def _mean_length(game: pyspiel.Game, games: int) -> float:
     """Mean number of transitions (history length) of seeded random games."""
     rng = random.Random(1)
-    total = 0
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(actions, probs)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-        total += len(state.history())
-    return total / games
+    return sum(len(play_random(game, rng).history()) for _ in range(games)) / games
 
 
 def bench_variants(cap: int = 3 * 10**8) -> dict[str, Any]:
@@ -199,19 +202,10 @@ def _full_size_estimate(games: int) -> dict[str, Any]:
     rng = random.Random(11)
     logs = []
     for _ in range(games):
-        state = game.new_initial_state()
-        log10 = 0.0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                log10 += math.log10(len(outcomes))
-                actions, probs = zip(*outcomes)
-                state.apply_action(rng.choices(actions, probs)[0])
-            else:
-                legal = state.legal_actions()
-                log10 += math.log10(len(legal))
-                state.apply_action(rng.choice(legal))
-        logs.append(log10)
+        options: list[float] = []
+        play_random(game, rng, lambda state: options.append(math.log10(
+            len(state.chance_outcomes()) if state.is_chance_node() else len(state.legal_actions()))))
+        logs.append(sum(options))
     return {"median_log10_histories_along_a_game": round(statistics.median(logs), 1),
             "method": "median over random games of log10 of the product of the options "
                       "met (a Knuth-style estimate of the number of histories)",
