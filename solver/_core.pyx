@@ -1769,6 +1769,168 @@ cdef class Core:
             raise SerializationError(f"serialized state: {msg}")
         return n
 
+    def fields(self):
+        """Every field of the position as plain Python values (see ``from_fields``).
+
+        Cards are keyed by global index; places are LOC_NAMES, the phase a
+        PHASE_NAMES entry, the pending action kind a PENDING_NAMES entry.
+        """
+        cdef const State* s = &self.s
+        cdef const Pending* q = &s.pend
+        return {
+            "loc": [LOC_NAMES[s.loc[g]] for g in range(NCARDS)],
+            "exhausted": [bool(s.exhausted[g]) for g in range(NCARDS)],
+            "drawn": [bool(s.drawn[g]) for g in range(NCARDS)],
+            "fragments": {FRAGMENT_PLACES[k]: s.frag[k] for k in range(6)},
+            "rocket_order": [s.order[k] for k in range(s.n_revealed)],
+            "turn": s.turn, "phase": PHASE_NAMES[s.phase], "player": s.player,
+            "draw_side": s.draw_side, "draw_left": s.draw_left, "redeal": bool(s.redeal),
+            "drawn_count": [s.drawn_count[0], s.drawn_count[1]],
+            "redraw_used": [bool(s.redraw_used[0]), bool(s.redraw_used[1])],
+            "redraw_choice": [bool(s.redraw_choice[0]), bool(s.redraw_choice[1])],
+            "actor": s.actor, "actions_left": s.actions_left, "passes": s.passes,
+            "motorized": [s.mc[1], s.mc[2], s.mc[3]], "refresh_due": s.refresh_due,
+            "wildhorn_played": bool(s.wildhorn_played), "winner": s.winner,
+            "moves": s.moves,
+            "pending": {"kind": PENDING_NAMES[q.kind], "actor": q.actor, "card": q.card,
+                        "target": q.target, "defender": q.defender,
+                        "zone": LOC_NAMES[q.zone] if _on_table(q.zone) else None,
+                        "dice": [q.dice[k] for k in range(q.roll)],
+                        "modifiers": [q.mods[0], q.mods[1]],
+                        "window_passes": q.window_passes, "escorted": bool(q.escorted)},
+        }
+
+    @staticmethod
+    def from_fields(CoreConfig config, dict f):
+        """A position from ``fields()``-shaped values; every field is checked
+        (ParameterError names the field), so no input reaches the core out of
+        range.  Missing keys take the values of a fresh game."""
+        cdef Core n = Core.__new__(Core)
+        cdef State* s
+        cdef int g, k
+        n.config = config
+        init_state(&config.c, &n.s)
+        s = &n.s
+
+        def small(name, value, lo, hi):
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ParameterError(f"{name}: expected an integer {lo}..{hi}, got {value!r}")
+            return value
+
+        def choice(name, value, names):
+            if value not in names:
+                raise ParameterError(f"{name}: expected one of {', '.join(map(str, names))}, got {value!r}")
+            return names.index(value)
+
+        def flags(name, value, size):
+            if not isinstance(value, (list, tuple)) or len(value) != size:
+                raise ParameterError(f"{name}: expected a list of {size}")
+            return [bool(v) for v in value]
+
+        if "loc" in f:
+            locs = f["loc"]
+            if not isinstance(locs, (list, tuple)) or len(locs) != NCARDS:
+                raise ParameterError(f"loc: expected a list of {NCARDS} places")
+            for g in range(NCARDS):
+                s.loc[g] = choice(f"loc[{g}]", locs[g], LOC_NAMES)
+        if "exhausted" in f:
+            for g, v in enumerate(flags("exhausted", f["exhausted"], NCARDS)):
+                s.exhausted[g] = v
+        if "drawn" in f:
+            for g, v in enumerate(flags("drawn", f["drawn"], NCARDS)):
+                s.drawn[g] = v
+        if "fragments" in f:
+            frag = f["fragments"]
+            if not isinstance(frag, dict) or set(frag) != set(FRAGMENT_PLACES):
+                raise ParameterError(f"fragments: expected counts for {', '.join(FRAGMENT_PLACES)}")
+            for k in range(6):
+                s.frag[k] = small(f"fragments.{FRAGMENT_PLACES[k]}", frag[FRAGMENT_PLACES[k]], 0, 63)
+        if "rocket_order" in f:
+            order = f["rocket_order"]
+            if not isinstance(order, (list, tuple)) or len(order) > config.c.n_rockets:
+                raise ParameterError(f"rocket_order: expected at most {config.c.n_rockets} Rocket cards")
+            for k in range(MAX_ROCKETS):
+                s.revealed[k] = 0
+            for k, r in enumerate(order):
+                r = small(f"rocket_order[{k}]", r, 0, config.c.n_rockets - 1)
+                if s.revealed[r]:
+                    raise ParameterError(f"rocket_order[{k}]: Rocket card {r} revealed twice")
+                s.revealed[r] = 1
+                s.order[k] = r
+            s.n_revealed = len(order)
+        if "turn" in f:
+            s.turn = small("turn", f["turn"], 1, config.c.turns)
+        if "phase" in f:
+            s.phase = choice("phase", f["phase"], PHASE_NAMES)
+        for key in ("player", "draw_side", "actor"):
+            if key in f:
+                v = small(key, f[key], 0, 1)
+                if key == "player":
+                    s.player = v
+                elif key == "draw_side":
+                    s.draw_side = v
+                else:
+                    s.actor = v
+        if "draw_left" in f:
+            s.draw_left = small("draw_left", f["draw_left"], 0, SIDE_CARDS)
+        if "redeal" in f:
+            s.redeal = bool(f["redeal"])
+        if "drawn_count" in f:
+            flags("drawn_count", f["drawn_count"], 2)
+            for k, v in enumerate(f["drawn_count"]):
+                s.drawn_count[k] = small(f"drawn_count[{k}]", v, 0, SIDE_CARDS)
+        if "redraw_used" in f:
+            for k, v in enumerate(flags("redraw_used", f["redraw_used"], 2)):
+                s.redraw_used[k] = v
+        if "redraw_choice" in f:
+            for k, v in enumerate(flags("redraw_choice", f["redraw_choice"], 2)):
+                s.redraw_choice[k] = v
+        if "actions_left" in f:
+            s.actions_left = small("actions_left", f["actions_left"], 0, 200)
+        if "passes" in f:
+            s.passes = small("passes", f["passes"], 0, 2)
+        if "motorized" in f:
+            mc = f["motorized"]
+            if not isinstance(mc, (list, tuple)) or len(mc) != 3:
+                raise ParameterError("motorized: expected 3 counts (refreshes due after 1, 2, 3 more actions)")
+            for k in range(3):
+                s.mc[k + 1] = small(f"motorized[{k}]", mc[k], 0, NCARDS)
+        if "refresh_due" in f:
+            s.refresh_due = small("refresh_due", f["refresh_due"], 0, NCARDS)
+        if "wildhorn_played" in f:
+            s.wildhorn_played = bool(f["wildhorn_played"])
+        if "winner" in f:
+            s.winner = small("winner", f["winner"], -1, 1)
+        if "moves" in f:
+            s.moves = small("moves", f["moves"], 0, 65535)
+        _clear_pend(s)
+        q = f.get("pending")
+        if q is not None and q.get("kind", "none") != "none":
+            s.pend.kind = choice("pending.kind", q["kind"], PENDING_NAMES)
+            s.pend.actor = small("pending.actor", q.get("actor", 0), 0, 1)
+            s.pend.card = small("pending.card", q.get("card", -1), -1, NCARDS - 1)
+            s.pend.target = small("pending.target", q.get("target", -1), -1, NCARDS - 1)
+            s.pend.defender = small("pending.defender", q.get("defender", -1), -1, NCARDS - 1)
+            zone = q.get("zone")
+            s.pend.zone = 0 if zone is None else choice("pending.zone", zone, LOC_NAMES[:LOC_BASE + 1])
+            dice = q.get("dice", [])
+            if not isinstance(dice, (list, tuple)) or len(dice) > 2:
+                raise ParameterError("pending.dice: expected at most 2 dice")
+            s.pend.roll = len(dice)
+            for k, v in enumerate(dice):
+                s.pend.dice[k] = small(f"pending.dice[{k}]", v, 1, config.c.dice_sides)
+            mods = q.get("modifiers", [0, 0])
+            if not isinstance(mods, (list, tuple)) or len(mods) != 2:
+                raise ParameterError("pending.modifiers: expected 2 numbers")
+            for k in range(2):
+                s.pend.mods[k] = small(f"pending.modifiers[{k}]", mods[k], -100, 100)
+            s.pend.window_passes = small("pending.window_passes", q.get("window_passes", 0), 0, 2)
+            s.pend.escorted = bool(q.get("escorted", False))
+        msg = _check_state(&config.c, s)
+        if msg is not None:
+            raise ParameterError(f"position: {msg}")
+        return n
+
     @staticmethod
     def build(CoreConfig config, *, places=None, exhausted=(), fragments=None,
               rockets=(), int turn=1, int actor=0, int actions_left=1, int passes=0,

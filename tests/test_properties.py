@@ -80,6 +80,7 @@ def test_resampling_and_serialization_keep_information(seed, variant):
                 assert other.info_hash(p) == core.info_hash(p)
             back = Core.from_bytes(config, core.to_bytes())
             assert back == core
+            assert Core.from_fields(config, core.fields()) == core
             assert [back.info_string(p) for p in (0, 1)] == keys
         if core.is_chance():
             actions, probs = zip(*core.chance_outcomes())
@@ -146,3 +147,22 @@ def test_secret_redraw_is_resampled_for_the_german():
     choices = {core.resample(1, i).draw_info()["choice"][0] for i in range(40)}
     assert choices == {0, 1}
     assert core.resample(0, 1).draw_info()["choice"][0] == 1
+
+
+@pytest.mark.parametrize("change,needle", [
+    ({"turn": 9}, "turn"),
+    ({"phase": "lunch"}, "phase"),
+    ({"fragments": {"pool": 15}}, "fragments"),
+    ({"loc": ["hand"] * 3}, "loc"),
+    ({"pending": {"kind": "attack", "card": 99}}, "pending.card"),
+    ({"actor": 2}, "actor"),
+    ({"rocket_order": [0, 0]}, "rocket_order"),
+])
+def test_from_fields_names_the_bad_field(change, needle):
+    from solver.errors import ParameterError
+    config = CONFIGS["full"]
+    fields = Core(config).fields()
+    fields.update(change)
+    with pytest.raises(ParameterError) as info:
+        Core.from_fields(config, fields)
+    assert needle in str(info.value) and "\n" not in str(info.value)
