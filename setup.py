@@ -30,6 +30,8 @@ extensions = [
               extra_compile_args=cflags),
     Extension("solver._tree", ["solver/_tree.pyx"], define_macros=macros,
               extra_compile_args=cflags),
+    Extension("bots._ismcts", ["bots/_ismcts.pyx"], define_macros=macros,
+              extra_compile_args=cflags),
 ]
 
 setup(

@@ -1,0 +1,452 @@
+# cython: language_level=3
+"""Information-set Monte Carlo tree search on the core (cimports solver._core).
+
+Cowling, Powley and Whitehouse (2012), as OpenSpiel's ``is_mcts.cc`` does it:
+every iteration samples a full state consistent with the searcher's
+information (``resample``), then descends a tree whose nodes are keyed by
+the *information state of the player to move* (a 64-bit hash of the core's
+key), so the searcher's own nodes gather statistics over all worlds and the
+opponent's nodes over the worlds where the opponent knows the same.
+Selection is UCB with availability counts: an action's parent count is the
+number of iterations in which it was legal at that node.  Chance events are
+sampled.  One node is added per iteration; a playout finishes the game.
+
+Rewards are wins (1) and losses (0) of the node's player, so a mean is a win
+probability.  Everything per iteration runs in C without the GIL and without
+Python objects.
+"""
+
+cimport cython
+from libc.math cimport log, sqrt
+from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memset
+
+from solver._core cimport (
+    A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_NUMBER,
+    A_PASS, A_PLACE, A_PLAY, A_REDRAW, A_SEARCH, A_SELECT_ENEMY, A_SELECT_OWN,
+    A_STEAL, A_VOLUNTEERS, A_ZONE, NUM_ACTIONS, Config, Core, Rng, State,
+    apply_action_n, current_player, info_hash, is_chance, is_terminal,
+    legal_actions, resample, rng_below, rng_next, rng_seed, rng_unit,
+    sample_chance,
+)
+
+cdef enum:
+    ROLLOUT_RANDOM = 0
+    ROLLOUT_INFORMED = 1
+
+
+ctypedef struct Edge:
+    int32_t action             # action id
+    uint32_t visits            # iterations that took this action here
+    uint32_t avail             # iterations in which it was legal here
+    double wins                # wins of the node's player after it
+
+
+ctypedef struct Node:
+    uint64_t key               # information-state hash of the player to move
+    int32_t first              # index of its first edge in the edge pool
+    int32_t count              # edges (legal actions)
+    uint32_t visits            # iterations through this node
+    int32_t player             # player to move here
+
+
+# ---- the informed playout policy -------------------------------------------
+
+cdef double _weight(int a, int n) noexcept nogil:
+    """Relative weight of an action in an informed playout: act rather than
+    pass, take fragments first, play modifiers and reactions half the time."""
+    if a == A_PASS:
+        return 0.5 if n > 1 else 1.0
+    if a == A_DECLINE:
+        return 2.0
+    if a == A_REDRAW:
+        return 0.5
+    if a >= A_SELECT_ENEMY or (a >= A_ZONE and a < A_PLACE):
+        return 1.0
+    if a >= A_SELECT_OWN:
+        return 1.0
+    if a >= A_ESCORT:
+        return 2.0
+    if a >= A_ASSIST:
+        return 1.0
+    if a >= A_VOLUNTEERS:
+        return 3.0
+    if a >= A_COMMAND:
+        return 4.0
+    if a >= A_STEAL:
+        return 20.0
+    if a >= A_SEARCH:
+        return 20.0
+    if a >= A_ATTACK:
+        return 6.0
+    if a >= A_MOVE:
+        return 4.0
+    if a >= A_PLAY:
+        return 2.0
+    return 5.0  # place a card
+
+
+cdef double _WEIGHTS[NUM_ACTIONS]
+for _a in range(NUM_ACTIONS):
+    _WEIGHTS[_a] = _weight(_a, 2)  # decisions always offer two or more (R30)
+
+
+cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil:
+    """An action drawn in proportion to ``_weight``."""
+    cdef double total = 0.0, x
+    cdef int i
+    for i in range(n):
+        total += _WEIGHTS[acts[i]]
+    x = rng_unit(r) * total
+    for i in range(n):
+        x -= _WEIGHTS[acts[i]]
+        if x < 0.0:
+            return acts[i]
+    return acts[n - 1]
+
+
+cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
+    """Finishes the game from s (``n`` options at s, written to buf, as
+    ``apply_action_n`` returns them); returns the winner."""
+    cdef int a
+    while not is_terminal(s):
+        if is_chance(s):
+            a = sample_chance(c, s, r)
+        elif policy == ROLLOUT_INFORMED:
+            a = informed_action(buf, n, r)
+        else:
+            a = buf[rng_below(r, n)]
+        n = apply_action_n(c, s, a, buf)
+    return s.winner
+
+
+# ---- the search ----------------------------------------------------------------
+
+cdef class ISMCTS:
+    """An ISMCTS searcher for one game configuration.
+
+    ``uct_c``: exploration constant; ``max_nodes``: the node cap that bounds
+    memory (past it, iterations run playouts from the frontier without adding
+    nodes); ``rollout``: "informed" or "random"; ``seed``: the searcher's
+    random stream (same seed and iteration budget, same result).
+    """
+    cdef Node* nodes
+    cdef Edge* edges
+    cdef int32_t* table            # open-addressing hash: slot -> node index or -1
+    cdef size_t table_cap
+    cdef int32_t n_nodes, cap_nodes, n_edges, cap_edges
+    cdef readonly int max_nodes
+    cdef readonly double uct_c
+    cdef readonly int rollout
+    cdef Rng rng
+    cdef readonly long long worlds
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.edges = NULL
+        self.table = NULL
+
+    def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="informed",
+                 seed=0):
+        if max_nodes < 1:
+            raise ValueError("max_nodes must be at least 1")
+        if rollout not in ("informed", "random"):
+            raise ValueError(f"rollout: expected informed or random, got {rollout!r}")
+        self.uct_c = uct_c
+        self.max_nodes = max_nodes
+        self.rollout = ROLLOUT_INFORMED if rollout == "informed" else ROLLOUT_RANDOM
+        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        self._alloc(1024, 16384)
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.edges)
+        free(self.table)
+
+    cdef void _alloc(self, int nodes, int edges):
+        free(self.nodes)
+        free(self.edges)
+        free(self.table)
+        self.cap_nodes = nodes
+        self.cap_edges = edges
+        self.nodes = <Node*>malloc(nodes * sizeof(Node))
+        self.edges = <Edge*>malloc(edges * sizeof(Edge))
+        self.table_cap = 2048
+        while self.table_cap < <size_t>nodes * 2:
+            self.table_cap *= 2
+        self.table = <int32_t*>malloc(self.table_cap * sizeof(int32_t))
+        if self.nodes == NULL or self.edges == NULL or self.table == NULL:
+            raise MemoryError()
+        memset(self.table, 0xFF, self.table_cap * sizeof(int32_t))
+        self.n_nodes = 0
+        self.n_edges = 0
+        self.worlds = 0
+
+    def reset(self):
+        """Forgets the tree (a new search starts from scratch)."""
+        self.n_nodes = 0
+        self.n_edges = 0
+        self.worlds = 0
+        memset(self.table, 0xFF, self.table_cap * sizeof(int32_t))
+
+    cdef int32_t _find(self, uint64_t key) noexcept nogil:
+        cdef size_t j = key & (self.table_cap - 1)
+        cdef int32_t i
+        while True:
+            i = self.table[j]
+            if i < 0:
+                return -1
+            if self.nodes[i].key == key:
+                return i
+            j = (j + 1) & (self.table_cap - 1)
+
+    cdef int _grow(self, int need_edges) noexcept nogil:
+        """Makes room for one more node with need_edges edges; -1 if memory fails."""
+        cdef Node* nn
+        cdef Edge* ne
+        cdef int32_t* nt
+        cdef size_t j, k, cap
+        cdef int32_t i
+        if self.n_nodes + 1 > self.cap_nodes:
+            nn = <Node*>realloc(self.nodes, self.cap_nodes * 2 * sizeof(Node))
+            if nn == NULL:
+                return -1
+            self.nodes = nn
+            self.cap_nodes *= 2
+        if self.n_edges + need_edges > self.cap_edges:
+            cap = self.cap_edges * 2
+            while cap < <size_t>(self.n_edges + need_edges):
+                cap *= 2
+            ne = <Edge*>realloc(self.edges, cap * sizeof(Edge))
+            if ne == NULL:
+                return -1
+            self.edges = ne
+            self.cap_edges = cap
+        if <size_t>(self.n_nodes + 1) * 2 > self.table_cap:
+            cap = self.table_cap * 2
+            nt = <int32_t*>malloc(cap * sizeof(int32_t))
+            if nt == NULL:
+                return -1
+            memset(nt, 0xFF, cap * sizeof(int32_t))
+            for i in range(self.n_nodes):
+                j = self.nodes[i].key & (cap - 1)
+                while nt[j] >= 0:
+                    j = (j + 1) & (cap - 1)
+                nt[j] = i
+            free(self.table)
+            self.table = nt
+            self.table_cap = cap
+        return 0
+
+    cdef int32_t _add(self, uint64_t key, int player, const int* acts, int n) noexcept nogil:
+        cdef size_t j
+        cdef int32_t i
+        cdef int k
+        if self._grow(n) < 0:
+            return -1
+        i = self.n_nodes
+        self.n_nodes += 1
+        self.nodes[i].key = key
+        self.nodes[i].first = self.n_edges
+        self.nodes[i].count = n
+        self.nodes[i].visits = 0
+        self.nodes[i].player = player
+        for k in range(n):
+            self.edges[self.n_edges + k].action = acts[k]
+            self.edges[self.n_edges + k].visits = 0
+            self.edges[self.n_edges + k].avail = 0
+            self.edges[self.n_edges + k].wins = 0.0
+        self.n_edges += n
+        j = key & (self.table_cap - 1)
+        while self.table[j] >= 0:
+            j = (j + 1) & (self.table_cap - 1)
+        self.table[j] = i
+        return i
+
+    cdef int _select(self, int32_t node, const int* acts, int n) noexcept nogil:
+        """UCB over the legal actions, with availability counts; returns the
+        edge index chosen (unvisited legal edges first, at random)."""
+        cdef Node* nd = &self.nodes[node]
+        cdef int k, i, best = -1, unvisited = 0
+        cdef double score, best_score = -1.0, lg
+        cdef Edge* e
+        # mark availability, count unvisited legal edges
+        for i in range(n):
+            for k in range(nd.count):
+                e = &self.edges[nd.first + k]
+                if e.action == acts[i]:
+                    e.avail += 1
+                    if e.visits == 0:
+                        unvisited += 1
+                    break
+        if unvisited > 0:
+            unvisited = rng_below(&self.rng, unvisited)
+            for i in range(n):
+                for k in range(nd.count):
+                    e = &self.edges[nd.first + k]
+                    if e.action == acts[i]:
+                        if e.visits == 0:
+                            if unvisited == 0:
+                                return nd.first + k
+                            unvisited -= 1
+                        break
+        for i in range(n):
+            for k in range(nd.count):
+                e = &self.edges[nd.first + k]
+                if e.action == acts[i]:
+                    score = e.wins / e.visits + self.uct_c * sqrt(log(<double>e.avail) / e.visits)
+                    if score > best_score:
+                        best_score = score
+                        best = nd.first + k
+                    break
+        return best
+
+    cdef int _iterate(self, const Config* c, const State* root, int searcher,
+                      int32_t* path_nodes, int32_t* path_edges, int path_cap) noexcept nogil:
+        """One iteration; returns the winner, or -2 if memory ran out."""
+        cdef State s = root[0]
+        cdef int buf[NUM_ACTIONS]
+        cdef int n, p, depth = 0, winner, k, e
+        cdef int32_t node
+        cdef uint64_t key
+        cdef bint expanded = False
+        resample(c, &s, searcher, &self.rng)
+        self.worlds += 1
+        n = 0
+        if not is_chance(&s) and not is_terminal(&s):
+            n = legal_actions(c, &s, buf)
+        while not is_terminal(&s):
+            if is_chance(&s):
+                n = apply_action_n(c, &s, sample_chance(c, &s, &self.rng), buf)
+                continue
+            if expanded or depth >= path_cap:
+                break
+            p = current_player(&s)
+            key = info_hash(c, &s, p)
+            node = self._find(key)
+            if node < 0:
+                if self.n_nodes >= self.max_nodes:
+                    break
+                node = self._add(key, p, buf, n)
+                if node < 0:
+                    return -2
+                expanded = True
+            e = self._select(node, buf, n)
+            if e < 0:
+                break  # no edge matches (a hash collision): play out from here
+            path_nodes[depth] = node
+            path_edges[depth] = e
+            depth += 1
+            n = apply_action_n(c, &s, self.edges[e].action, buf)
+        winner = playout(c, &s, buf, n, self.rollout, &self.rng)
+        for k in range(depth):
+            self.nodes[path_nodes[k]].visits += 1
+            self.edges[path_edges[k]].visits += 1
+            if winner == self.nodes[path_nodes[k]].player:
+                self.edges[path_edges[k]].wins += 1.0
+        return winner
+
+    def search(self, Core root, long long iterations=0, double time_limit=0.0):
+        """Searches from ``root`` (a decision of a player) for a number of
+        iterations or seconds (the first budget reached); returns statistics.
+
+        ``stats["actions"]``: per legal action its visits, mean (win
+        probability of the player to move after it) and standard error;
+        ``stats["value"]``: the win probability of each side with a 95%
+        interval, from all iterations.
+        """
+        from time import perf_counter
+        cdef const Config* c = &root.config.c
+        cdef State s = root.s
+        cdef int searcher, winner
+        cdef long long done = 0, wins = 0, chunk
+        cdef int32_t path_nodes[4096]
+        cdef int32_t path_edges[4096]
+        if is_terminal(&s) or is_chance(&s):
+            raise ValueError("search needs a decision node")
+        if iterations <= 0 and time_limit <= 0.0:
+            raise ValueError("give iterations or time_limit")
+        searcher = current_player(&s)
+        self.reset()
+        t0 = perf_counter()
+        deadline = t0 + time_limit if time_limit > 0 else float("inf")
+        while True:
+            chunk = 64
+            if iterations > 0 and iterations - done < chunk:
+                chunk = iterations - done
+            with nogil:
+                for _ in range(chunk):
+                    winner = self._iterate(c, &s, searcher, path_nodes, path_edges, 4096)
+                    if winner == -2:
+                        break
+                    done += 1
+                    if winner == searcher:
+                        wins += 1
+            if winner == -2:
+                raise MemoryError("ISMCTS: out of memory")
+            if (iterations > 0 and done >= iterations) or perf_counter() >= deadline:
+                break
+        seconds = perf_counter() - t0
+        return self._stats(root, searcher, done, wins, seconds)
+
+    cdef dict _stats(self, Core root, int searcher, long long done, long long wins, double seconds):
+        cdef int32_t node = self._find(info_hash(&root.config.c, &root.s, searcher))
+        cdef Edge* e
+        cdef int k
+        actions = []
+        if node >= 0:
+            for k in range(self.nodes[node].count):
+                e = &self.edges[self.nodes[node].first + k]
+                mean = e.wins / e.visits if e.visits else 0.0
+                stderr = sqrt(mean * (1 - mean) / e.visits) if e.visits > 1 else 1.0
+                actions.append({"action": e.action, "visits": e.visits, "value": mean,
+                                "stderr": stderr})
+        total = sum(a["visits"] for a in actions) or 1
+        for a in actions:
+            a["frequency"] = a["visits"] / total
+        p = (<double>wins) / done if done else 0.5
+        half = 1.96 * sqrt(p * (1 - p) / done) if done else 0.5
+        value = [0.0, 0.0]
+        ci = [[0.0, 0.0], [0.0, 0.0]]
+        value[searcher] = p
+        value[1 - searcher] = 1 - p
+        ci[searcher] = [max(0.0, p - half), min(1.0, p + half)]
+        ci[1 - searcher] = [max(0.0, 1 - p - half), min(1.0, 1 - p + half)]
+        return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
+                "iterations": done, "worlds": self.worlds, "seconds": seconds,
+                "nodes": self.n_nodes, "edges": self.n_edges,
+                "memory_bytes": self.cap_nodes * sizeof(Node) + self.cap_edges * sizeof(Edge)
+                                + self.table_cap * sizeof(int32_t)}
+
+    def node_stats(self, Core state):
+        """Statistics of the tree node of ``state``'s player to move, or None
+        (used to read recommended replies later in an action's resolution)."""
+        cdef int p
+        cdef int32_t node
+        cdef Edge* e
+        if is_terminal(&state.s) or is_chance(&state.s):
+            return None
+        p = current_player(&state.s)
+        node = self._find(info_hash(&state.config.c, &state.s, p))
+        if node < 0:
+            return None
+        out = []
+        for k in range(self.nodes[node].count):
+            e = &self.edges[self.nodes[node].first + k]
+            out.append({"action": e.action, "visits": e.visits,
+                        "value": e.wins / e.visits if e.visits else 0.0})
+        return {"player": p, "visits": self.nodes[node].visits, "actions": out}
+
+
+def informed_playout(Core state, seed):
+    """Plays the informed playout policy to the end (in place); returns the winner."""
+    cdef Rng r
+    cdef int buf[NUM_ACTIONS]
+    cdef int n = 0
+    rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    if state.frozen:
+        raise ValueError("frozen position; use copy()")
+    if not is_chance(&state.s) and not is_terminal(&state.s):
+        n = legal_actions(&state.config.c, &state.s, buf)
+    return playout(&state.config.c, &state.s, buf, n, ROLLOUT_INFORMED, &r)
