@@ -1,0 +1,23 @@
+"""Bots for Operation Wildhorn III, named by spec strings.
+
+Every bot implements :class:`bots.base.Bot` (which is a ``pyspiel.Bot``, so
+OpenSpiel's tools can drive it) and runs on the Cython core directly.
+
+Spec strings (the one place they are documented)::
+
+    random                      uniform over the legal actions
+    heuristic                   plays as a sensible human would (bots.heuristic)
+    ismcts[:key=value,...]      information-set MCTS (bots._ismcts)
+        time=S        seconds per decision (default 1.0 when no iterations)
+        iterations=N  iterations per decision (deterministic for a seed)
+        c=X           UCB exploration constant (default 1.4)
+        rollout=R     informed (default) or random playouts
+        nodes=N       node cap bounding memory (default 1000000)
+
+Every bot takes a seed: the same seed gives the same decisions (for ISMCTS,
+with an iteration budget).
+"""
+
+from bots.base import Bot, BotSpecError, make_bot, parse_spec
+
+__all__ = ["Bot", "BotSpecError", "make_bot", "parse_spec"]

@@ -231,3 +231,82 @@ def write_json(data: dict[str, Any], path: str | os.PathLike) -> Path:
     tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
     os.replace(tmp, p)
     return p
+
+
+def _opening(game: pyspiel.Game, seed: int) -> pyspiel.State:
+    """The first decision of a seeded game."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(actions, probs)[0])
+    return state
+
+
+def _midgame(game: pyspiel.Game, seed: int) -> pyspiel.State:
+    """A main-step decision of turn 2 or 3 along a seeded random game."""
+    rng = random.Random(seed)
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(actions, probs)[0])
+                continue
+            if state.core.turn >= 2 and state.core.phase == "actions" and rng.random() < 0.3:
+                return state
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
+def bench_search(repeats: int = 3, iterations: int = 20000,
+                 ref_simulations: int = 300) -> dict[str, Any]:
+    """ISMCTS speed from the opening and mid-game, its memory at 100k
+    iterations, and OpenSpiel's Python ISMCTS on the same game, same run."""
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts as os_ismcts
+    from open_spiel.python.algorithms import mcts
+
+    from bots._ismcts import ISMCTS
+
+    game = pyspiel.load_game("wildhorn")
+    opening = _opening(game, 1)
+    midgame = _midgame(game, 2)
+
+    def rate(state, rollout):
+        out = []
+        for r in range(repeats):
+            engine = ISMCTS(uct_c=1.4, rollout=rollout, seed=r)
+            st = engine.search(state.core, iterations=iterations)
+            out.append(st["iterations"] / st["seconds"])
+        return statistics.median(out)
+
+    big = ISMCTS(uct_c=1.4, seed=0).search(opening.core, iterations=100_000)
+
+    ref = []
+    for r in range(repeats):
+        bot = os_ismcts.ISMCTSBot(
+            game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(r)), 1.4,
+            ref_simulations, random_state=np.random.RandomState(r))
+        t0 = time.perf_counter()
+        bot.step(opening.clone())
+        ref.append(ref_simulations / (time.perf_counter() - t0))
+    out = {
+        "ismcts_iters_per_s_opening": round(rate(opening, "informed")),
+        "ismcts_iters_per_s_midgame": round(rate(midgame, "informed")),
+        "ismcts_iters_per_s_opening_random_rollout": round(rate(opening, "random")),
+        "ismcts_nodes_at_100k": big["nodes"],
+        "ismcts_memory_bytes_at_100k": big["memory_bytes"],
+        "ref_openspiel_ismcts_iters_per_s_opening": round(statistics.median(ref), 1),
+    }
+    out["ratio_vs_openspiel_opening"] = round(
+        out["ismcts_iters_per_s_opening_random_rollout"] / out["ref_openspiel_ismcts_iters_per_s_opening"], 1)
+    out["targets"] = {
+        "opening_ge_20000_per_s": out["ismcts_iters_per_s_opening"] >= 20000,
+        "ratio_vs_openspiel_ge_20": out["ratio_vs_openspiel_opening"] >= 20,
+    }
+    out["notes"] = {"method": f"medians of {repeats} searches of {iterations} iterations "
+                              f"(uct_c 1.4); OpenSpiel's Python ISMCTSBot with "
+                              f"{ref_simulations} simulations and a random rollout; the "
+                              "ratio compares both with random rollouts"}
+    out["meta"] = _meta()
+    return out

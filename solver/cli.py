@@ -1,7 +1,10 @@
 """The ``wildhorn-solve`` command.
 
-Subcommands: ``demo`` (plays and narrates a seeded game), ``bench core``
-(speed against OpenSpiel references, results/bench-core.json), ``bench
+Subcommands: ``demo`` (plays and narrates a seeded game), ``advise``
+(what to do in a state.json position), ``schema`` (the state.json JSON
+Schema), ``random-states`` (state.json files from seeded random games),
+``bench core`` (speed against OpenSpiel references, results/bench-core.json),
+``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json).
 Bad input ends with a one-line message on stderr and exit status 2.
 """
@@ -13,7 +16,7 @@ import json
 import random
 import sys
 
-from solver.errors import WildhornError
+from solver.errors import ParameterError, WildhornError
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -44,12 +47,50 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_advise(args: argparse.Namespace) -> int:
+    from solver.advise import advise, format_advice
+    from solver.state_io import load
+
+    if args.time is not None and args.time <= 0:
+        raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
+    if args.iterations is not None and args.iterations <= 0:
+        raise ParameterError(f"--iterations: expected a positive count, got {args.iterations}")
+    state = load(args.state, seed=args.seed)
+    result = advise(state, bot_spec=args.bot, time=args.time, iterations=args.iterations,
+                    seed=args.seed)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(format_advice(result))
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    print(resources.files("solver").joinpath("data/state.schema.json").read_text(), end="")
+    return 0
+
+
+def _cmd_random_states(args: argparse.Namespace) -> int:
+    from solver.state_io import write_random_states
+
+    if args.count <= 0:
+        raise ParameterError(f"--count: expected a positive number, got {args.count}")
+    paths = write_random_states(args.count, args.seed, args.out)
+    print(f"wrote {len(paths)} state files to {args.out}")
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from solver import bench
 
     if args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
+    elif args.what == "search":
+        data = bench.bench_search(repeats=args.repeats)
+        out = args.out or "results/bench-search.json"
     else:
         data = bench.bench_variants()
         out = args.out or "results/variant-sizes.json"
@@ -78,9 +119,29 @@ def build_parser() -> argparse.ArgumentParser:
                       help="game preset (default full)")
     demo.set_defaults(func=_cmd_demo)
 
+    adv = sub.add_parser("advise", help="what to do now in a state.json position")
+    adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`)")
+    adv.add_argument("--bot", default="ismcts", help="bot spec (default ismcts), see bots/__init__.py")
+    budget = adv.add_mutually_exclusive_group()
+    budget.add_argument("--time", type=float, help="seconds of search (default 1.0)")
+    budget.add_argument("--iterations", type=int, help="iterations of search (reproducible)")
+    adv.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    adv.add_argument("--json", action="store_true", help="print one JSON object")
+    adv.set_defaults(func=_cmd_advise)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of state.json")
+    schema.set_defaults(func=_cmd_schema)
+
+    rs = sub.add_parser("random-states", help="write state.json files from seeded random games")
+    rs.add_argument("--count", type=int, default=10, help="how many files (default 10)")
+    rs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    rs.add_argument("--out", default="states", help="output folder (default ./states)")
+    rs.set_defaults(func=_cmd_random_states)
+
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
-    bench.add_argument("what", choices=("core", "variants"),
-                       help="core: speed vs OpenSpiel references; variants: tree sizes")
+    bench.add_argument("what", choices=("core", "search", "variants"),
+                       help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
+                            "variants: tree sizes")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json "
                                      "or results/variant-sizes.json)")
