@@ -354,7 +354,7 @@ cdef class ISMCTS:
         ``stats["actions"]``: per legal action its visits, mean (win
         probability of the player to move after it) and standard error;
         ``stats["value"]``: the win probability of each side with a 95%
-        interval, from all iterations.
+        interval, from the recommended action's iterations.
         """
         from time import perf_counter
         cdef const Config* c = &root.config.c
@@ -405,8 +405,17 @@ cdef class ISMCTS:
         total = sum(a["visits"] for a in actions) or 1
         for a in actions:
             a["frequency"] = a["visits"] / total
+        # The position's value is that of the recommended (most visited)
+        # action: the iterations spent exploring worse actions say little
+        # about the position under good play.
         p = (<double>wins) / done if done else 0.5
-        half = 1.96 * sqrt(p * (1 - p) / done) if done else 0.5
+        if actions:
+            best = max(actions, key=lambda a: (a["visits"], a["value"]))
+            p = best["value"]
+            n = max(1, best["visits"])
+        else:
+            n = max(1, done)
+        half = 1.96 * sqrt(p * (1 - p) / n)
         value = [0.0, 0.0]
         ci = [[0.0, 0.0], [0.0, 0.0]]
         value[searcher] = p
@@ -414,6 +423,7 @@ cdef class ISMCTS:
         ci[searcher] = [max(0.0, p - half), min(1.0, p + half)]
         ci[1 - searcher] = [max(0.0, 1 - p - half), min(1.0, 1 - p + half)]
         return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
+                "root_mean": (<double>wins) / done if done else None,
                 "iterations": done, "worlds": self.worlds, "seconds": seconds,
                 "nodes": self.n_nodes, "edges": self.n_edges,
                 "memory_bytes": self.cap_nodes * sizeof(Node) + self.cap_edges * sizeof(Edge)

@@ -1,0 +1,115 @@
+"""ISMCTS and the bot interface: constructed end positions where one move
+wins for sure (and lost ones), determinism, budgets, spec strings."""
+import pyspiel
+import pytest
+
+from bots import BotSpecError, make_bot, parse_spec
+from bots._ismcts import ISMCTS, informed_playout
+from solver._core import Core, CoreConfig, encode_action
+from solver.cards import load_card_set
+
+CARDS = load_card_set()
+CFG = CoreConfig(CARDS)  # the full game, 4 turns
+ALL = [c.number for c in CARDS.cards]
+
+
+def last_turn(places, fragments, actor=0):
+    """Turn 4 of 4; every card not named is gone (out of play)."""
+    full = {n: "gone" for n in ALL}
+    full.update(places)
+    return Core.build(CFG, places=full, fragments=fragments, rockets=[1, 2, 3, 4],
+                      turn=4, actor=actor)
+
+
+def test_finds_the_sure_win_witnesses():
+    """Polish: Scouts in the Periphery with Witnesses in hand, one fragment
+    there, 0-0: search + Witnesses wins for sure; passing loses (tie, R22)."""
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"},
+                     {"periphery": 1})
+    stats = ISMCTS(seed=1).search(core, iterations=20000)
+    best = max(stats["actions"], key=lambda a: a["visits"])
+    assert best["action"] == encode_action("SEARCH", 0)
+    assert stats["value"][0] >= 0.99
+    after = core.copy()
+    after.apply(best["action"])
+    assert after.phase == "witnesses"
+    assert ISMCTS(seed=2).search(after, iterations=5000)["value"][0] >= 0.99
+
+
+def test_finds_the_sure_win_steal_defence():
+    """German SS in the Forest, one Polish fragment there, 1-0 for Poland,
+    German to act holding two Good Luck cards: Sturmwind (5+) with +4 on any
+    die takes the fragment for a 0-1 win; passing loses."""
+    core = last_turn({"DE09": "forest", "DE16": "hand", "DE17": "hand", "PL01": "forest"},
+                     {"forest": 1}, actor=1)
+    stats = ISMCTS(seed=3).search(core, iterations=30000)
+    best = max(stats["actions"], key=lambda a: a["visits"])
+    assert best["action"] == encode_action("STEAL", 8)
+    assert stats["value"][1] >= 0.99
+
+
+def test_reports_a_lost_position():
+    """Polish to act, 0-2: one fragment is all Poland can take, and a German
+    Staff (a Support never leaves the Rocket Base) rules out an overrun (R23)."""
+    core = last_turn({"PL01": "periphery", "DE01": "base", "DE03": "base"},
+                     {"periphery": 1, "base": 2})
+    stats = ISMCTS(seed=4).search(core, iterations=5000)
+    assert stats["value"][0] <= 0.01
+    assert stats["value_ci95"][0][1] <= 0.02
+
+
+def test_same_seed_same_search():
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    a = ISMCTS(seed=7).search(state.core, iterations=3000)
+    b = ISMCTS(seed=7).search(state.core, iterations=3000)
+    assert a["actions"] == b["actions"] and a["value"] == b["value"]
+    c = ISMCTS(seed=8).search(state.core, iterations=3000)
+    assert c["actions"] != a["actions"]
+
+
+def test_node_cap_bounds_memory():
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    stats = ISMCTS(seed=1, max_nodes=100).search(state.core, iterations=2000)
+    assert stats["nodes"] <= 100 and stats["iterations"] == 2000
+
+
+def test_time_budget():
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    stats = ISMCTS(seed=1).search(state.core, time_limit=0.2)
+    assert 0.15 <= stats["seconds"] <= 1.0 and stats["iterations"] > 100
+
+
+def test_search_refuses_chance_nodes():
+    with pytest.raises(ValueError):
+        ISMCTS().search(Core(CFG), iterations=10)
+
+
+def test_informed_playout_finishes():
+    core = Core(CFG)
+    assert informed_playout(core, 3) in (0, 1) and core.is_terminal()
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "ismcts", "ismcts:iterations=200,c=2",
+                                  "ismcts:time=0.1,rollout=random"])
+def test_specs_play_a_game(spec):
+    game = pyspiel.load_game("wildhorn(variant=small)")
+    bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 5)
+    assert sorted(returns) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("spec", ["alphazero", "ismcts:time=x", "ismcts:depth=3",
+                                  "ismcts:rollout=smart", "ismcts:iterations=0", "random:c=1"])
+def test_bad_specs(spec):
+    with pytest.raises(BotSpecError) as info:
+        parse_spec(spec)
+    assert "\n" not in str(info.value)
