@@ -11,7 +11,7 @@ printed number PLnn (side 0) or DEnn (side 1).  Action ids are documented in
 ``_core.pyx`` (``decode_action``).
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
     SIDE_CARDS = 23            # cards per side in the box (rulebook "Components")
@@ -138,6 +138,7 @@ ctypedef struct Config:
     uint8_t draw_size          # cards drawn per turn (rulebook: 5)
     uint8_t dice_sides         # faces of a die (rulebook: 6)
     uint8_t redraw             # 1 if the once-per-game redraw exists (R5)
+    uint32_t unit_mask[2]      # per side, bit i set if own card i is a Unit
 
 ctypedef struct Pending:
     uint8_t kind               # PendKind of the action being resolved
@@ -154,6 +155,7 @@ ctypedef struct Pending:
 
 ctypedef struct State:
     uint8_t loc[NCARDS]        # Loc of every card
+    uint32_t at[2][8]          # per side and Loc, bit i set if own card i is there (mirrors loc)
     uint8_t exhausted[NCARDS]  # 1 if exhausted (cards on the table)
     uint8_t drawn[NCARDS]      # 1 if drawn in this turn's draw step (R5)
     uint8_t frag[6]            # fragments per FragPlace; sum == fragments (R2)

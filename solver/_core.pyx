@@ -46,7 +46,7 @@ Rocket card's index, a die roll the face minus one.
 
 cimport cython
 from libc.string cimport memset, memcpy
-from libc.stdint cimport int8_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef extern from *:
     """
@@ -99,6 +99,33 @@ cdef double rng_unit(Rng* r) noexcept nogil:
 # Small helpers
 # ============================================================================
 
+cdef extern from *:
+    """
+    static inline int wh_popcount(unsigned int x) { return __builtin_popcount(x); }
+    static inline int wh_ctz(unsigned int x) { return __builtin_ctz(x); }
+    """
+    int _popcount "wh_popcount"(uint32_t x) noexcept nogil
+    int _ctz "wh_ctz"(uint32_t x) noexcept nogil
+
+
+cdef inline void _set_loc(State* s, int g, int loc) noexcept nogil:
+    """Moves card g to loc, keeping the per-side masks in step with loc[]."""
+    cdef int side = 0 if g < SIDE_CARDS else 1
+    cdef uint32_t bit = (<uint32_t>1) << (g - side * SIDE_CARDS)
+    s.at[side][s.loc[g]] &= ~bit
+    s.at[side][loc] |= bit
+    s.loc[g] = loc
+
+
+cdef void _rebuild_masks(State* s) noexcept nogil:
+    """Recomputes the masks from loc[] (after loc[] was written directly)."""
+    cdef int g, side
+    memset(s.at, 0, sizeof(s.at))
+    for g in range(NCARDS):
+        side = 0 if g < SIDE_CARDS else 1
+        s.at[side][s.loc[g] & 7] |= (<uint32_t>1) << (g - side * SIDE_CARDS)
+
+
 cdef inline int _home(int side) noexcept nogil:
     return LOC_FOREST if side == 0 else LOC_BASE
 
@@ -117,19 +144,11 @@ cdef inline int _side_of(int g) noexcept nogil:
 
 
 cdef int hand_size(const Config* c, const State* s, int side) noexcept nogil:
-    cdef int g, n = 0
-    for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-        if s.loc[g] == LOC_HAND:
-            n += 1
-    return n
+    return _popcount(s.at[side][LOC_HAND])
 
 
 cdef int deck_size(const Config* c, const State* s, int side) noexcept nogil:
-    cdef int g, n = 0
-    for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-        if s.loc[g] == LOC_DECK:
-            n += 1
-    return n
+    return _popcount(s.at[side][LOC_DECK])
 
 
 cdef int polish_score(const State* s) noexcept nogil:
@@ -149,48 +168,69 @@ cdef inline bint _special(const State* s, int g) noexcept nogil:
     return g == s.pend.card or g == s.pend.target or g == s.pend.defender
 
 
+cdef inline uint32_t _below(int g) noexcept nogil:
+    """Mask of the own indices below card g's."""
+    return ((<uint32_t>1) << (g - _side_of(g) * SIDE_CARDS)) - 1
+
+
+cdef bint _lower_twin(const Config* c, uint32_t m, int base, int g) noexcept nogil:
+    """True if a card of mask m (own indices, side base) has g's class."""
+    cdef int j
+    while m:
+        j = base + _ctz(m)
+        m &= m - 1
+        if c.cls[j] == c.cls[g]:
+            return True
+    return False
+
+
 cdef bint _hand_rep(const Config* c, const State* s, int g) noexcept nogil:
     """True if no lower-numbered interchangeable card is in the same hand (R27)."""
-    cdef int j
-    for j in range(_side_of(g) * SIDE_CARDS, g):
-        if s.loc[j] == LOC_HAND and c.cls[j] == c.cls[g]:
-            return False
-    return True
+    cdef int side = _side_of(g)
+    return not _lower_twin(c, s.at[side][LOC_HAND] & _below(g), side * SIDE_CARDS, g)
 
 
 cdef bint _table_rep(const Config* c, const State* s, int g) noexcept nogil:
     """True if no lower-numbered interchangeable card shares g's zone and side (R27)."""
-    cdef int j
+    cdef int j, side = _side_of(g)
+    cdef uint32_t m
     if _special(s, g):
         return True
-    for j in range(_side_of(g) * SIDE_CARDS, g):
-        if (s.loc[j] == s.loc[g] and s.exhausted[j] == s.exhausted[g]
-                and c.cls[j] == c.cls[g] and not _special(s, j)):
+    m = s.at[side][s.loc[g]] & _below(g)
+    while m:
+        j = side * SIDE_CARDS + _ctz(m)
+        m &= m - 1
+        if (s.exhausted[j] == s.exhausted[g] and c.cls[j] == c.cls[g]
+                and not _special(s, j)):
             return False
     return True
 
 
 cdef bint _deck_rep(const Config* c, const State* s, int g) noexcept nogil:
-    cdef int j
-    for j in range(_side_of(g) * SIDE_CARDS, g):
-        if s.loc[j] == LOC_DECK and c.cls[j] == c.cls[g]:
-            return False
-    return True
+    cdef int side = _side_of(g)
+    return not _lower_twin(c, s.at[side][LOC_DECK] & _below(g), side * SIDE_CARDS, g)
 
 
 cdef int _hand_card(const Config* c, const State* s, int side, int effect) noexcept nogil:
     """Lowest-numbered card with this effect in side's hand, or -1."""
     cdef int g
-    for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-        if s.loc[g] == LOC_HAND and c.effect[g] == effect:
+    cdef uint32_t m = s.at[side][LOC_HAND]
+    while m:
+        g = side * SIDE_CARDS + _ctz(m)
+        m &= m - 1
+        if c.effect[g] == effect:
             return g
     return -1
 
 
 cdef bint _has_exhausted_unit(const Config* c, const State* s, int side) noexcept nogil:
     cdef int g
-    for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-        if _on_table(s.loc[g]) and c.kind[g] == K_UNIT and s.exhausted[g]:
+    cdef uint32_t m = ((s.at[side][LOC_FOREST] | s.at[side][LOC_PERIPHERY] | s.at[side][LOC_BASE])
+                       & c.unit_mask[side])
+    while m:
+        g = side * SIDE_CARDS + _ctz(m)
+        m &= m - 1
+        if s.exhausted[g]:
             return True
     return False
 
@@ -229,6 +269,7 @@ cdef void init_state(const Config* c, State* s) noexcept nogil:
     memset(s, 0, sizeof(State))
     for g in range(NCARDS):
         s.loc[g] = c.init_loc[g] if c.present[g] else LOC_ABSENT
+    _rebuild_masks(s)
     for g in range(6):
         s.frag[g] = c.init_frag[g]
     s.turn = 1
@@ -270,7 +311,7 @@ cdef void _send_back(const Config* c, State* s, int side) noexcept nogil:
     cdef int g
     for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
         if s.drawn[g] and s.loc[g] == LOC_HAND:
-            s.loc[g] = LOC_DECK
+            _set_loc(s, g, LOC_DECK)
             s.drawn[g] = 0
 
 
@@ -311,7 +352,7 @@ cdef void _end_turn(const Config* c, State* s) noexcept nogil:
     for g in range(NCARDS):
         s.exhausted[g] = 0
         if s.loc[g] == LOC_EVENT and c.effect[g] == E_HIDDEN:
-            s.loc[g] = LOC_GONE
+            _set_loc(s, g, LOC_GONE)
     s.frag[FR_PERIPHERY] += s.frag[FR_HIDDEN]
     s.frag[FR_HIDDEN] = 0
     if s.turn >= c.turns:
@@ -419,6 +460,7 @@ cdef int _main_actions(const Config* c, const State* s, int* out) noexcept nogil
     cdef bint exh_unit = False, german_forest = False
     cdef uint64_t hand_seen = 0, bit
     cdef uint64_t zone_seen[LOC_BASE + 1]
+    cdef uint32_t m
     cdef int enemy_home = _home(1 - p)
     cdef int enemy_frag = FR_BASE if p == 0 else FR_FOREST
     enemy_zone[LOC_FOREST] = False
@@ -427,33 +469,36 @@ cdef int _main_actions(const Config* c, const State* s, int* out) noexcept nogil
     zone_seen[LOC_FOREST] = 0
     zone_seen[LOC_PERIPHERY] = 0
     zone_seen[LOC_BASE] = 0
-    for g in range((1 - p) * SIDE_CARDS, (1 - p) * SIDE_CARDS + SIDE_CARDS):
-        loc = s.loc[g]
-        if _on_table(loc):
-            enemy_zone[loc] = True
-            if p == 0 and loc == LOC_FOREST and c.kind[g] == K_UNIT:
-                german_forest = True  # R13: Wildhorn needs none (Polish only, R28)
+    for loc in range(LOC_FOREST, LOC_BASE + 1):
+        enemy_zone[loc] = s.at[1 - p][loc] != 0
+    # R13: Wildhorn needs no German Unit in the Forest (Polish only, R28)
+    german_forest = p == 0 and (s.at[1][LOC_FOREST] & c.unit_mask[1]) != 0
     # R27: one action per class in hand, per class and zone on the table
     # (class ids are below 64, see solver.cards: at most 46 cards).
-    for i in range(SIDE_CARDS):
+    m = s.at[p][LOC_HAND]
+    while m:
+        i = _ctz(m)
+        m &= m - 1
+        bit = (<uint64_t>1) << (c.cls[base + i] & 63)
+        if not (hand_seen & bit):
+            hand_seen |= bit
+            hand[nh] = i
+            nh += 1
+    m = s.at[p][LOC_FOREST] | s.at[p][LOC_PERIPHERY] | s.at[p][LOC_BASE]
+    while m:
+        i = _ctz(m)
+        m &= m - 1
         g = base + i
+        if s.exhausted[g]:
+            if c.kind[g] == K_UNIT:
+                exh_unit = True
+            continue
         loc = s.loc[g]
-        if loc == LOC_HAND:
-            bit = (<uint64_t>1) << (c.cls[g] & 63)
-            if not (hand_seen & bit):
-                hand_seen |= bit
-                hand[nh] = i
-                nh += 1
-        elif _on_table(loc):
-            if s.exhausted[g]:
-                if c.kind[g] == K_UNIT:
-                    exh_unit = True
-                continue
-            bit = (<uint64_t>1) << (c.cls[g] & 63)
-            if not (zone_seen[loc] & bit):
-                zone_seen[loc] |= bit
-                fresh[nt] = i
-                nt += 1
+        bit = (<uint64_t>1) << (c.cls[g] & 63)
+        if not (zone_seen[loc] & bit):
+            zone_seen[loc] |= bit
+            fresh[nt] = i
+            nt += 1
     out[n] = A_PASS
     n += 1
     for j in range(nh):                      # place a Unit or Support (R9)
@@ -518,10 +563,13 @@ cdef int _main_actions(const Config* c, const State* s, int* out) noexcept nogil
 cdef int _play_window(const Config* c, const State* s, int p, int effect, int* out) noexcept nogil:
     """DECLINE, then one PLAY per class of hand cards with this effect (R27, R29)."""
     cdef int n = 1, i, g
+    cdef uint32_t m = s.at[p][LOC_HAND]
     out[0] = A_DECLINE
-    for i in range(SIDE_CARDS):
+    while m:
+        i = _ctz(m)
+        m &= m - 1
         g = p * SIDE_CARDS + i
-        if s.loc[g] == LOC_HAND and c.effect[g] == effect and _hand_rep(c, s, g):
+        if c.effect[g] == effect and _hand_rep(c, s, g):
             out[n] = A_PLAY + i
             n += 1
     return n
@@ -533,20 +581,23 @@ cdef int _modifier_actions(const Config* c, const State* s, int* out) noexcept n
     cdef int n = 1, i, g, e
     cdef bint own = _has_roll(s, q)
     cdef bint other = _has_roll(s, 1 - q)
+    cdef uint32_t m = s.at[q][LOC_HAND]
     out[0] = A_DECLINE
-    for i in range(SIDE_CARDS):
+    while m:
+        i = _ctz(m)
+        m &= m - 1
         g = q * SIDE_CARDS + i
-        if s.loc[g] != LOC_HAND or not _hand_rep(c, s, g):
-            continue
         e = c.effect[g]
-        if (e == E_GOOD_LUCK and own) or (e == E_BAD_LUCK and other):
+        if ((e == E_GOOD_LUCK and own) or (e == E_BAD_LUCK and other)) and _hand_rep(c, s, g):
             out[n] = A_PLAY + i
             n += 1
     if own:
-        for i in range(SIDE_CARDS):
+        m = s.at[q][LOC_FOREST] | s.at[q][LOC_PERIPHERY] | s.at[q][LOC_BASE]
+        while m:
+            i = _ctz(m)
+            m &= m - 1
             g = q * SIDE_CARDS + i
-            if (_on_table(s.loc[g]) and not s.exhausted[g] and c.assistance[g]
-                    and _table_rep(c, s, g)):
+            if not s.exhausted[g] and c.assistance[g] and _table_rep(c, s, g):
                 out[n] = A_ASSIST + i
                 n += 1
     return n
@@ -560,6 +611,7 @@ cdef int legal_actions(const Config* c, const State* s, int* out) noexcept nogil
     cdef int ph = s.phase
     cdef int p = s.player
     cdef int n = 0, i, g, loc, zone
+    cdef uint32_t m
     if ph == PH_MAIN:
         return _main_actions(c, s, out)
     if ph == PH_REDRAW:
@@ -581,21 +633,24 @@ cdef int legal_actions(const Config* c, const State* s, int* out) noexcept nogil
     if ph == PH_MOTORCYCLE:
         return _play_window(c, s, p, E_MOTORCYCLE, out)
     if ph == PH_TARGET:
-        loc = s.loc[s.pend.card]
-        for i in range(SIDE_CARDS):
-            g = (1 - p) * SIDE_CARDS + i
-            if s.loc[g] == loc and _table_rep(c, s, g):
+        m = s.at[1 - p][s.loc[s.pend.card]]
+        while m:
+            i = _ctz(m)
+            m &= m - 1
+            if _table_rep(c, s, (1 - p) * SIDE_CARDS + i):
                 out[n] = A_SELECT_ENEMY + i
                 n += 1
         return n
     if ph == PH_ESCORT:
         out[0] = A_DECLINE
         n = 1
-        loc = s.loc[s.pend.target]
-        for i in range(SIDE_CARDS):
+        m = s.at[p][s.loc[s.pend.target]]
+        while m:
+            i = _ctz(m)
+            m &= m - 1
             g = p * SIDE_CARDS + i
-            if (s.loc[g] == loc and g != s.pend.target and not s.exhausted[g]
-                    and c.escort[g] and _table_rep(c, s, g)):
+            if (g != s.pend.target and not s.exhausted[g] and c.escort[g]
+                    and _table_rep(c, s, g)):
                 out[n] = A_ESCORT + i
                 n += 1
         return n
@@ -608,10 +663,13 @@ cdef int legal_actions(const Config* c, const State* s, int* out) noexcept nogil
     if ph == PH_WITNESSES:
         return _play_window(c, s, p, E_WITNESSES, out)
     if ph == PH_REFRESH:
-        for i in range(SIDE_CARDS):
+        m = ((s.at[p][LOC_FOREST] | s.at[p][LOC_PERIPHERY] | s.at[p][LOC_BASE])
+             & c.unit_mask[p])
+        while m:
+            i = _ctz(m)
+            m &= m - 1
             g = p * SIDE_CARDS + i
-            if (_on_table(s.loc[g]) and c.kind[g] == K_UNIT and s.exhausted[g]
-                    and _table_rep(c, s, g)):
+            if s.exhausted[g] and _table_rep(c, s, g):
                 out[n] = A_SELECT_OWN + i
                 n += 1
         return n
@@ -631,16 +689,23 @@ cdef int legal_actions(const Config* c, const State* s, int* out) noexcept nogil
 cdef int chance_outcomes(const Config* c, const State* s, int* acts, double* probs) noexcept nogil:
     """Chance outcomes of a chance node and their probabilities; returns the count."""
     cdef int n = 0, g, j, k, cnt, total, side
+    cdef uint32_t m, rest
     if s.phase == PH_DRAW:
         # R3: a draw is uniform over the cards left; interchangeable cards
         # (R27) form one outcome, represented by the lowest number.
         side = s.draw_side
         total = deck_size(c, s, side)
-        for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-            if s.loc[g] == LOC_DECK and _deck_rep(c, s, g):
-                cnt = 0
-                for j in range(g, side * SIDE_CARDS + SIDE_CARDS):
-                    if s.loc[j] == LOC_DECK and c.cls[j] == c.cls[g]:
+        m = s.at[side][LOC_DECK]
+        while m:
+            g = side * SIDE_CARDS + _ctz(m)
+            m &= m - 1
+            if _deck_rep(c, s, g):
+                cnt = 1
+                rest = m
+                while rest:
+                    j = side * SIDE_CARDS + _ctz(rest)
+                    rest &= rest - 1
+                    if c.cls[j] == c.cls[g]:
                         cnt += 1
                 acts[n] = g - side * SIDE_CARDS
                 probs[n] = <double>cnt / total
@@ -677,16 +742,21 @@ cdef int chance_outcomes(const Config* c, const State* s, int* acts, double* pro
 cdef int sample_chance(const Config* c, const State* s, Rng* r) noexcept nogil:
     """A chance outcome drawn with its probability (no list is built)."""
     cdef int side, g = 0, pick, k = 0, j
+    cdef uint32_t m
     if s.phase == PH_DRAW:
         side = s.draw_side
-        pick = rng_below(r, deck_size(c, s, side))
-        for g in range(side * SIDE_CARDS, side * SIDE_CARDS + SIDE_CARDS):
-            if s.loc[g] == LOC_DECK:
-                if pick == 0:
-                    break
-                pick -= 1
-        for j in range(side * SIDE_CARDS, g):
-            if s.loc[j] == LOC_DECK and c.cls[j] == c.cls[g]:
+        m = s.at[side][LOC_DECK]
+        pick = rng_below(r, _popcount(m))
+        while pick > 0:
+            m &= m - 1
+            pick -= 1
+        g = side * SIDE_CARDS + _ctz(m)
+        # the outcome is the lowest-numbered card of the drawn card's class
+        m = s.at[side][LOC_DECK] & _below(g)
+        while m:
+            j = side * SIDE_CARDS + _ctz(m)
+            m &= m - 1
+            if c.cls[j] == c.cls[g]:
                 return j - side * SIDE_CARDS
         return g - side * SIDE_CARDS
     if s.phase == PH_ROCKET:
@@ -728,7 +798,7 @@ cdef void _resolve_success(const Config* c, State* s) noexcept nogil:
             s.phase = PH_NURSES
             s.player = 1 - p
             return
-        s.loc[d] = LOC_GONE
+        _set_loc(s, d, LOC_GONE)
         s.exhausted[d] = 0
     _finish_action(c, s, False)
 
@@ -785,7 +855,7 @@ cdef void _apply_main(const Config* c, State* s, int a) noexcept nogil:
     if a < A_PLAY:
         g = base + a - A_PLACE
         s.passes = 0
-        s.loc[g] = _home(p)  # R9: arrives fresh
+        _set_loc(s, g, _home(p))  # R9: arrives fresh
         s.exhausted[g] = 0
         _finish_action(c, s, False)
         return
@@ -793,14 +863,14 @@ cdef void _apply_main(const Config* c, State* s, int a) noexcept nogil:
         g = base + a - A_PLAY
         e = c.effect[g]
         s.passes = 0
-        s.loc[g] = LOC_GONE
+        _set_loc(s, g, LOC_GONE)
         if e == E_WILDHORN:
             # R21: every Forest fragment moves onto the card, which stays.
-            s.loc[g] = LOC_EVENT
+            _set_loc(s, g, LOC_EVENT)
             s.wildhorn_played = 1
             _move_fragment(s, FR_FOREST, FR_WILDHORN, s.frag[FR_FOREST])
         elif e == E_HIDDEN:
-            s.loc[g] = LOC_EVENT  # until the end of the turn (R8, R20)
+            _set_loc(s, g, LOC_EVENT)  # until the end of the turn (R8, R20)
             _declare(s, PK_HIDDEN, p, g)
             s.phase = PH_NUMBER
             s.player = p
@@ -863,7 +933,7 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
     if ph == PH_DRAW:
         side = s.draw_side
         g = side * SIDE_CARDS + a
-        s.loc[g] = LOC_HAND
+        _set_loc(s, g, LOC_HAND)
         s.drawn[g] = 1
         s.draw_left -= 1
         if not s.redeal:
@@ -890,9 +960,9 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
         s.phase = PH_MOTORCYCLE
     elif ph == PH_MOTORCYCLE:
         g = s.pend.card
-        s.loc[g] = s.pend.zone
+        _set_loc(s, g, s.pend.zone)
         if a != A_DECLINE:
-            s.loc[p * SIDE_CARDS + a - A_PLAY] = LOC_GONE
+            _set_loc(s, p * SIDE_CARDS + a - A_PLAY, LOC_GONE)
             s.exhausted[g] = 0  # not exhausted by the movement
         _finish_action(c, s, False)
     elif ph == PH_TARGET:
@@ -911,14 +981,14 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
         s.player = s.pend.actor
     elif ph == PH_AMBUSH:
         if a != A_DECLINE:
-            s.loc[p * SIDE_CARDS + a - A_PLAY] = LOC_GONE
+            _set_loc(s, p * SIDE_CARDS + a - A_PLAY, LOC_GONE)
             _resolve_success(c, s)  # succeeds without dice
         else:
             _to_roll(s)
     elif ph == PH_WITNESSES:
         if a != A_DECLINE:
             # R16: exactly one fragment, no die, no modifier window.
-            s.loc[p * SIDE_CARDS + a - A_PLAY] = LOC_GONE
+            _set_loc(s, p * SIDE_CARDS + a - A_PLAY, LOC_GONE)
             _resolve_success(c, s)
         else:
             _to_roll(s)
@@ -939,7 +1009,7 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
             k = 0 if p == s.pend.actor else 1  # index of p's own roll
             if a < A_MOVE:
                 g = p * SIDE_CARDS + a - A_PLAY
-                s.loc[g] = LOC_GONE
+                _set_loc(s, g, LOC_GONE)
                 if c.effect[g] == E_GOOD_LUCK:
                     s.pend.mods[k] += 2
                 else:
@@ -952,11 +1022,11 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
     elif ph == PH_NURSES:
         g = s.pend.defender
         if a != A_DECLINE:
-            s.loc[p * SIDE_CARDS + a - A_PLAY] = LOC_GONE
-            s.loc[g] = _home(p)  # R15g: home zone, exhausted
+            _set_loc(s, p * SIDE_CARDS + a - A_PLAY, LOC_GONE)
+            _set_loc(s, g, _home(p))  # R15g: home zone, exhausted
             s.exhausted[g] = 1
         else:
-            s.loc[g] = LOC_GONE
+            _set_loc(s, g, LOC_GONE)
             s.exhausted[g] = 0
         _finish_action(c, s, False)
     elif ph == PH_REFRESH:
@@ -980,15 +1050,19 @@ cdef int _chance_count(const Config* c, const State* s, int* first) noexcept nog
     first[0] = 0
     if s.phase == PH_ROLL:
         return c.dice_sides
+    cdef uint32_t m
     if s.phase == PH_DRAW:
         side = s.draw_side
-        for g in range(side * SIDE_CARDS + SIDE_CARDS - 1, side * SIDE_CARDS - 1, -1):
-            if s.loc[g] == LOC_DECK:
-                bit = (<uint64_t>1) << (c.cls[g] & 63)
-                if not (seen & bit):
-                    seen |= bit
-                    n += 1
-                first[0] = g - side * SIDE_CARDS
+        m = s.at[side][LOC_DECK]
+        if m:
+            first[0] = _ctz(m)
+        while m:
+            g = side * SIDE_CARDS + _ctz(m)
+            m &= m - 1
+            bit = (<uint64_t>1) << (c.cls[g] & 63)
+            if not (seen & bit):
+                seen |= bit
+                n += 1
         return n
     for k in range(c.n_rockets - 1, -1, -1):
         if not s.revealed[k]:
@@ -1318,6 +1392,7 @@ cdef void _deal_hidden(const Config* c, State* s, int o, Rng* r) noexcept nogil:
                 s.loc[k] = LOC_DECK
                 s.drawn[k] = 0
                 break
+    _rebuild_masks(s)
 
 
 cdef void resample(const Config* c, State* s, int player, Rng* r) noexcept nogil:
@@ -1597,6 +1672,9 @@ cdef class CoreConfig:
                 raise ParameterError(f"fragments: {place}: expected 0..{self.c.init_frag[FR_POOL]}, got {count!r}")
             self.c.init_frag[k] += count
             self.c.init_frag[FR_POOL] -= count
+        for g in range(NCARDS):
+            if self.c.present[g] and self.c.kind[g] == K_UNIT:
+                self.c.unit_mask[g // SIDE_CARDS] |= (<uint32_t>1) << (g % SIDE_CARDS)
         self.c.n_rockets = len(rockets)
         for k, v in enumerate(rockets):
             self.c.rockets[k] = v
@@ -1764,6 +1842,9 @@ cdef class Core:
         n = Core.__new__(Core)
         n.config = config
         memcpy(&n.s, <char*>raw, sizeof(State))
+        if any(n.s.loc[g] > LOC_ABSENT for g in range(NCARDS)):
+            raise SerializationError("serialized state: a card location is out of range")
+        _rebuild_masks(&n.s)  # derived data is never trusted from outside
         msg = _check_state(&config.c, &n.s)
         if msg is not None:
             raise SerializationError(f"serialized state: {msg}")
@@ -1903,6 +1984,7 @@ cdef class Core:
             s.winner = small("winner", f["winner"], -1, 1)
         if "moves" in f:
             s.moves = small("moves", f["moves"], 0, 65535)
+        _rebuild_masks(s)
         _clear_pend(s)
         q = f.get("pending")
         if q is not None and q.get("kind", "none") != "none":
@@ -2006,6 +2088,7 @@ cdef class Core:
         n.s.player = actor
         n.s.actions_left = actions_left
         n.s.passes = passes
+        _rebuild_masks(&n.s)
         msg = _check_state(&config.c, &n.s)
         if msg is not None:
             raise ParameterError(f"position: {msg}")
