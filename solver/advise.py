@@ -31,7 +31,9 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
     player = core.current_player()
     name, options = parse_spec(bot_spec)
-    if time is not None:
+    if time is None and iterations is None and "time" not in options \
+            and "iterations" not in options:
+        time = 0.7  # with the responses, about one second of search in all
         options["time"] = time
         options.pop("iterations", None)
     if iterations is not None:
@@ -69,64 +71,74 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
                                            "memory_bytes") if k in stats}},
     }
     if isinstance(bot, ISMCTSBot):
-        out["responses"] = _responses(bot, core, player, result["action"], seed)
+        budget = 0.4 * (bot.time or 0.0) or 0.3
+        out["responses"] = _responses(bot.search_engine, core, player, result["action"],
+                                      seed, budget)
     return out
 
 
-def _responses(bot: ISMCTSBot, core: Core, player: int, action: int, seed: int,
-               worlds: int = 64, max_steps: int = 40) -> list[dict[str, Any]]:
-    """Follows the searched tree through the resolution of ``action`` in
-    sampled worlds: at each later decision of the opponent, the replies the
-    tree expects (by visits); at each later decision of the player, the
-    recommended answer.  Returns the (reply, answer) pairs seen, most
-    frequent first."""
+def _responses(engine: Any, core: Core, player: int, action: int, seed: int,
+               budget: float, worlds: int = 8) -> list[dict[str, Any]]:
+    """The opponent's replies inside the resolution of ``action`` and the
+    recommended answer to each.
+
+    In a few sampled worlds the action is applied (chance sampled, the
+    player's own intermediate choices taken from the main search ``engine``)
+    up to the opponent's first decision inside its resolution; every reply seen there
+    is a candidate, weighted by the number of worlds in which it was legal.
+    For each reply (most frequent first, within ``budget`` seconds), a short
+    search from the player's next decision gives the answer; the search
+    resamples what the player cannot see, so only the public reply matters.
+    """
+    from bots._ismcts import ISMCTS
+
     rng = random.Random(seed)
-    engine = bot.search_engine
-    seen: Counter = Counter()
-    answers: dict[tuple, Counter] = defaultdict(Counter)
     start_turn = core.turn
-    for w in range(worlds):
+
+    def finished(s: Core) -> bool:
+        return s.is_terminal() or s.turn != start_turn or (
+            s.pending is None and s.phase in ("actions", "redraw"))
+
+    def through_chance(s: Core) -> Core:
+        while s.is_chance():
+            acts, probs = zip(*s.chance_outcomes())
+            s.apply(rng.choices(acts, probs)[0])
+        return s
+
+    weight: Counter = Counter()
+    after: dict[tuple, Core] = {}
+    for _ in range(worlds):
         s = core.resample(player, rng.randrange(2**62))
         s.apply(action)
-        last_reply = None
-        for _ in range(max_steps):
-            if s.is_terminal() or s.turn != start_turn:
+        through_chance(s)
+        while not finished(s) and s.current_player() == player:
+            ours = engine.node_stats(s)
+            if ours is None or ours["visits"] < 5:
                 break
-            if s.pending is None and s.phase == "actions" and last_reply is None \
-                    and s.current_player() != player:
-                break  # the action is over and the opponent starts a new one
-            if s.is_chance():
-                outcomes = s.chance_outcomes()
-                acts, probs = zip(*outcomes)
-                s.apply(rng.choices(acts, probs)[0])
-                continue
-            stats = engine.node_stats(s)
-            mover = s.current_player()
-            if stats is None or not stats["actions"] or stats["visits"] < 5:
-                break
-            ranked = sorted(stats["actions"], key=lambda e: -e["visits"])
-            if mover != player:
-                weights = [e["visits"] for e in ranked]
-                choice = rng.choices(ranked, weights)[0]["action"]
-                last_reply = (s.phase, s.action_string(mover, choice))
-                seen[last_reply] += 1
-            else:
-                choice = ranked[0]["action"]
-                if last_reply is not None:
-                    answers[last_reply][s.action_string(mover, choice)] += 1
-                    last_reply = None
-            s.apply(choice)
-            if s.pending is None and s.phase == "actions" and s.actor != player \
-                    and last_reply is None:
-                break
-    out = []
-    for (phase, reply), count in seen.most_common(8):
-        if not answers[(phase, reply)]:
+            s.apply(max(ours["actions"], key=lambda e: e["visits"])["action"])
+            through_chance(s)
+        if finished(s) or s.current_player() == player:
             continue
-        answer, n = answers[(phase, reply)].most_common(1)[0]
-        out.append({"if": f"{SIDES[1 - player]} {reply}", "phase": phase,
-                    "then": answer, "share": round(count / worlds, 3),
-                    "agreement": round(n / sum(answers[(phase, reply)].values()), 3)})
+        mover = s.current_player()
+        for reply in s.legal_actions():
+            t = s.copy()
+            t.apply(reply)
+            through_chance(t)
+            if finished(t) or t.current_player() != player:
+                continue
+            key = (s.phase, s.action_string(mover, reply))
+            weight[key] += 1
+            after.setdefault(key, t)
+    out = []
+    replies = weight.most_common(6)
+    for i, (key, w) in enumerate(replies):
+        engine = ISMCTS(seed=seed + 1 + i)
+        stats = engine.search(after[key], time_limit=budget / len(replies))
+        best = max(stats["actions"], key=lambda e: e["visits"])
+        out.append({"if": f"{SIDES[1 - player]} {key[1]}", "phase": key[0],
+                    "then": after[key].action_string(player, best["action"]),
+                    "value": round(best["value"], 4), "share": round(w / worlds, 3),
+                    "iterations": stats["iterations"]})
     return out
 
 
@@ -150,7 +162,7 @@ def format_advice(a: dict[str, Any]) -> str:
         lines.append("Responses:")
         for r in a["responses"]:
             lines.append(f"  if the {r['if']} ({r['phase']}), answer with {r['then']}"
-                         f"  [{r['share']:.0%} of sampled lines]")
+                         f"  (win {r['value']:.2f}; legal in {r['share']:.0%} of sampled worlds)")
     st = a["stats"]
     if "iterations" in st:
         lines.append("")
