@@ -252,6 +252,10 @@ cdef inline bint _has_roll(const State* s, int player) noexcept nogil:
 # ============================================================================
 
 cdef void _start_turn(const Config* c, State* s) noexcept nogil:
+    # the last turn's chain is over: nothing of it belongs to this turn's key
+    s.actor = 0
+    s.actions_left = 0
+    s.passes = 0
     s.drawn_count[0] = 0
     s.drawn_count[1] = 0
     s.redraw_choice[0] = 0
@@ -334,6 +338,8 @@ cdef void _to_rocket(const Config* c, State* s) noexcept nogil:
     for g in range(NCARDS):
         s.drawn[g] = 0
     s.redeal = 0
+    s.redraw_choice[0] = 0  # revealed and dealt; redraw_used keeps what matters
+    s.redraw_choice[1] = 0
     s.phase = PH_ROCKET
 
 
@@ -1002,6 +1008,7 @@ cdef void _step(const Config* c, State* s, int a) noexcept nogil:
         if a == A_DECLINE:
             s.pend.window_passes += 1
             if s.pend.window_passes >= 2:
+                s.pend.window_passes = 0  # closed: the count means nothing now
                 _close_window(c, s)
                 return
         else:

@@ -1056,8 +1056,8 @@ class _Check:
         zone = pend.get("zone")
         dice = pend.get("dice", [])
         mods = pend.get("modifiers", [0, 0])
-        # After the modifier window (the Nurses step) the two passes that closed it remain.
-        closed = 2 if step == "nurses" and dice else 0
+        # Once the modifier window has closed its priority passes are cleared.
+        closed = 0
         passes = pend.get("window_passes", closed)
         escorted = pend.get("escorted", False)
 
@@ -1179,9 +1179,8 @@ class _Check:
             self.fail("$.pending.modifiers[1]", "expected 0: only an attack has a second roll "
                       "(R18)")
         if step == "nurses" and passes != closed:
-            self.fail("$.pending.window_passes", f"expected {closed}: "
-                      + ("the two passes that closed the modifier window (R18)" if closed
-                         else "there was no modifier window (Ambush!, R15c)"))
+            self.fail("$.pending.window_passes", "expected 0: the modifier window, if any, "
+                      "has closed (R18)")
         if passes and step not in ("modifiers", "nurses"):
             self.fail("$.pending.window_passes", "expected 0: priority passes happen in the "
                       "modifier window (R18)")
