@@ -42,7 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from .errors import CardSetError, ParameterError
+from .errors import CardSetError, ParameterError, describe_value, one_line, quote
 
 __all__ = [
     "FORMAT",
@@ -142,7 +142,6 @@ ACTION_EFFECTS = frozenset(EFFECT_NAMES[EFFECT_OPERATION_WILDHORN:])
 _MAX_FRAGMENTS = 63
 _MAX_BULLETS = 20
 _MAX_ROLL_NUMBER = 20
-_TEXT_LIMIT = 40
 _HINT_CUTOFF = 0.75
 _DEFAULT_FILE = "cards-default.json"
 _NUMBER_RE = re.compile(r"(PL|DE)([0-9]{2})")
@@ -389,39 +388,9 @@ def _reject_constant(name: str) -> NoReturn:
     raise _BadConstant(f"{name} is not allowed in a card-set file")
 
 
-def _one_line(text: str) -> str:
-    """``text`` with every non-printable character escaped."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
-
-
-def _quote(text: str) -> str:
-    return '"' + _one_line(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
-
-
-def _describe(value: Any) -> str:
-    """A short one-line rendering of a JSON value for error messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        if len(value) > _TEXT_LIMIT:
-            return _quote(value[:_TEXT_LIMIT]) + "..."
-        return _quote(value)
-    text = (
-        repr(value)
-        if not isinstance(value, int) or abs(value) < 10**_TEXT_LIMIT
-        else "a huge integer"
-    )
-    return text
+_one_line = one_line
+_quote = quote
+_describe = describe_value
 
 
 def _child(path: str, key: str) -> str:

@@ -38,3 +38,42 @@ class StateFormatError(WildhornError):
 
 class ParameterError(WildhornError):
     """An argument of a public function is out of range or of the wrong type."""
+
+
+# ---- message helpers: every error message is one printable line ------------
+
+_TEXT_LIMIT = 40
+
+
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character (newlines included) escaped."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
+def quote(text: object) -> str:
+    """A string as JSON writes it, on one line: ``"PL99"``."""
+    import json
+
+    return one_line(json.dumps(str(text), ensure_ascii=False))
+
+
+def describe_value(value: object) -> str:
+    """A short one-line rendering of a JSON value for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        if len(value) > _TEXT_LIMIT:
+            return quote(value[:_TEXT_LIMIT]) + "..."
+        return quote(value)
+    if isinstance(value, int) and abs(value) >= 10**_TEXT_LIMIT:
+        return "a huge integer"
+    return one_line(repr(value))

@@ -88,7 +88,8 @@ import pyspiel
 
 from solver._core import CARDS_PER_SIDE, Core
 from solver.cards import default_card_set_path, load_card_set
-from solver.errors import ParameterError, StateFormatError, WildhornError
+from solver.errors import (ParameterError, StateFormatError, WildhornError, describe_value,
+                           one_line, quote)
 from solver.game import VARIANTS, WildhornState, make_config
 
 __all__ = [
@@ -178,33 +179,9 @@ _WRITE_CHANCE_DEFAULT = 0.4
 # --------------------------------------------------------------------------
 
 
-def _one_line(text: str) -> str:
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
-
-
-def _q(text: Any) -> str:
-    """A string as JSON writes it (one line)."""
-    return _one_line(json.dumps(str(text), ensure_ascii=False))
-
-
-def _describe(value: Any) -> str:
-    """A short one-line rendering of a JSON value for messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return _q(value[:40]) + ("..." if len(value) > 40 else "")
-    if isinstance(value, int) and abs(value) >= 10**40:
-        return "a huge integer"
-    return _one_line(repr(value))
+_one_line = one_line
+_q = quote
+_describe = describe_value
 
 
 def _path(parts) -> str:

@@ -58,11 +58,16 @@ def test_reports_a_lost_position():
     assert stats["value_ci95"][0][1] <= 0.02
 
 
-def test_same_seed_same_search():
-    game = pyspiel.load_game("wildhorn")
-    state = game.new_initial_state()
+def opening():
+    """The first decision of the full game (chance: first outcomes)."""
+    state = pyspiel.load_game("wildhorn").new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
+    return state
+
+
+def test_same_seed_same_search():
+    state = opening()
     a = ISMCTS(seed=7).search(state.core, iterations=3000)
     b = ISMCTS(seed=7).search(state.core, iterations=3000)
     assert a["actions"] == b["actions"] and a["value"] == b["value"]
@@ -71,19 +76,13 @@ def test_same_seed_same_search():
 
 
 def test_node_cap_bounds_memory():
-    game = pyspiel.load_game("wildhorn")
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = opening()
     stats = ISMCTS(seed=1, max_nodes=100).search(state.core, iterations=2000)
     assert stats["nodes"] <= 100 and stats["iterations"] == 2000
 
 
 def test_time_budget():
-    game = pyspiel.load_game("wildhorn")
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
+    state = opening()
     stats = ISMCTS(seed=1).search(state.core, time_limit=0.2)
     assert 0.15 <= stats["seconds"] <= 1.0 and stats["iterations"] > 100
 
