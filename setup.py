@@ -17,7 +17,6 @@ directives = {
     "wraparound": DEBUG,
     "initializedcheck": DEBUG,
     "cdivision": not DEBUG,
-    "nonecheck": DEBUG,
     "embedsignature": True,
 }
 macros = [("WILDHORN_DEBUG", "1" if DEBUG else "0")]

@@ -258,6 +258,31 @@ def _midgame(game: pyspiel.Game, seed: int) -> pyspiel.State:
             state.apply_action(rng.choice(state.legal_actions()))
 
 
+def _advise_figures() -> dict[str, Any]:
+    """Wall-clock seconds of ``wildhorn-solve advise`` with the default budget
+    on each example (a subprocess, as a user runs it), and how many of 5
+    seeds recommend the most common action."""
+    import subprocess
+    from collections import Counter
+
+    examples = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.json"))
+    seconds, agreement = [], {}
+    for path in examples:
+        picks = []
+        for seed in range(5):
+            t0 = time.perf_counter()
+            r = subprocess.run([sys.executable, "-m", "solver.cli", "advise", str(path),
+                                "--json", "--seed", str(seed)],
+                               capture_output=True, text=True, check=True)
+            seconds.append(time.perf_counter() - t0)
+            picks.append(json.loads(r.stdout)["recommended"])
+        agreement[path.name] = Counter(picks).most_common(1)[0][1]
+    return {"advise_seconds_default_budget_median": round(statistics.median(seconds), 3)
+            if seconds else None,
+            "advise_seconds_default_budget_max": round(max(seconds), 3) if seconds else None,
+            "advise_agreement_5_seeds": agreement}
+
+
 def bench_search(repeats: int = 3, iterations: int = 20000,
                  ref_simulations: int = 300) -> dict[str, Any]:
     """ISMCTS speed from the opening and mid-game, its memory at 100k
@@ -298,11 +323,15 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
         "ismcts_memory_bytes_at_100k": big["memory_bytes"],
         "ref_openspiel_ismcts_iters_per_s_opening": round(statistics.median(ref), 1),
     }
+    out.update(_advise_figures())
     out["ratio_vs_openspiel_opening"] = round(
         out["ismcts_iters_per_s_opening_random_rollout"] / out["ref_openspiel_ismcts_iters_per_s_opening"], 1)
     out["targets"] = {
         "opening_ge_20000_per_s": out["ismcts_iters_per_s_opening"] >= 20000,
         "ratio_vs_openspiel_ge_20": out["ratio_vs_openspiel_opening"] >= 20,
+        "advise_within_2s": (out["advise_seconds_default_budget_max"] or 99) <= 2.0,
+        "advise_agrees_4_of_5": bool(out["advise_agreement_5_seeds"]) and all(
+            v >= 4 for v in out["advise_agreement_5_seeds"].values()),
     }
     out["notes"] = {"method": f"medians of {repeats} searches of {iterations} iterations "
                               f"(uct_c 1.4); OpenSpiel's Python ISMCTSBot with "

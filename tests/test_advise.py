@@ -85,3 +85,38 @@ def test_responses_inside_a_search():
     assert out["recommended"] == "PL01 Scouts: search"
     answers = {r["then"] for r in out["responses"] if r["if"] == "german DE18 Bad Luck: play"}
     assert answers and answers <= {"PL18 Good Luck: play", "PL19 Good Luck: play"}
+
+
+BAD = sorted((Path(__file__).parent / "data" / "bad_states").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", BAD, ids=[p.stem for p in BAD])
+def test_advise_bad_files_exit_2(path, capsys):
+    """Every file of the bad corpus: exit 2, one line naming the JSON path."""
+    from solver.cli import main
+    assert main(["advise", str(path), "--iterations", "10"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "$" in err and "Traceback" not in err
+
+
+DECISIONS = ("redraw", "actions", "zone", "motorcycle", "target", "escort", "ambush",
+             "modifiers", "nurses", "witnesses", "refresh", "number")
+
+
+def test_advise_at_every_kind_of_decision(tmp_path):
+    """advise answers at each kind of decision point, found in seeded random games."""
+    import json as _json
+    from solver.state_io import load, write_random_states
+    seen = {}
+    for seed in range(40):
+        if len(seen) == len(DECISIONS):
+            break
+        for path in write_random_states(40, seed, tmp_path / str(seed)):
+            step = _json.loads(path.read_text())["step"]
+            if step in DECISIONS and step not in seen:
+                seen[step] = path
+    assert set(seen) == set(DECISIONS)
+    for step, path in seen.items():
+        out = advise(load(path), iterations=300, seed=1)
+        assert out["phase"] == step or (step == "actions" and out["phase"] == "actions")
+        assert out["recommended"] in [a["action"] for a in out["actions"]]
