@@ -161,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     except WildhornError as err:
         print(f"wildhorn-solve: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # an output that cannot be written, a file that cannot be read
+        where = f" ({err.filename})" if getattr(err, "filename", None) else ""
+        print(f"wildhorn-solve: error: {err.strerror or err}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

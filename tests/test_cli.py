@@ -41,7 +41,7 @@ def test_bad_arguments_exit_2(args):
     assert "Traceback" not in r.stderr
 
 
-def test_bench_variants_writes_json(tmp_path, monkeypatch):
+def test_tree_size_of_tiny():
     """The size walker behind ``bench variants``, on tiny (small takes a minute)."""
     from solver._core import Core
     from solver._tree import tree_size
@@ -50,3 +50,12 @@ def test_bench_variants_writes_json(tmp_path, monkeypatch):
     assert r["complete"] and r["histories"] > 10_000
     assert r["infosets"][0] > 100 and r["infosets"][1] > 100
     assert 0.0 < r["uniform_polish_win"] < 1.0
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("keep me")
+    r = run("random-states", "--count", "1", "--out", str(blocker / "sub"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert blocker.read_text() == "keep me"
