@@ -79,6 +79,10 @@ def sample_states(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.Sta
     return states[:count]
 
 
+class _BareState(pyspiel.State):
+    """A Python-registered state with nothing in its ``__dict__``."""
+
+
 def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str, Any]:
     """Measures the core and its pyspiel layer; returns the figures."""
     game = pyspiel.load_game("wildhorn")
@@ -99,6 +103,10 @@ def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str,
     actions = [s.legal_actions()[0] for s in states]
     pairs = list(zip(states, actions))
     clone_us = _per_call_us(lambda s: s.clone(), states, repeats)
+    # The floor of OpenSpiel's clone of a Python-registered state: a state of
+    # this game whose __dict__ is empty (nothing to deep-copy).
+    bare = [_BareState(game) for _ in range(64)]
+    bare_clone_us = _per_call_us(lambda s: s.clone(), bare, repeats)
     apply_us = _per_call_us(lambda sa: sa[0].clone().apply_action(sa[1]), pairs, repeats) - clone_us
     legal_us = _per_call_us(lambda s: s.legal_actions(), states, repeats)
     info_us = _per_call_us(lambda s: s.information_state_string(s.current_player()), states, repeats)
@@ -154,6 +162,7 @@ def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str,
         "ref_python_kuhn_poker_random_sim_test_us_per_transition": round(statistics.median(kuhn_us), 1),
         "ref_hearts_cpp_transitions_per_s": round(hearts_tps),
         "ref_python_liars_poker_clone_us": round(lp_clone_us, 3),
+        "ref_empty_python_state_clone_us": round(bare_clone_us, 3),
     }
     out["ratio_c_vs_hearts"] = round(c_tps / hearts_tps, 3)
     out["ratio_clone_vs_liars_poker"] = round(clone_us / lp_clone_us, 3)
@@ -165,6 +174,10 @@ def bench_core(repeats: int = 5, games: int = 4000, sims: int = 20) -> dict[str,
     out["notes"] = {
         "transitions": "decisions and chance events a pyspiel driver would see; "
                        "steps also counts the moves R29/R30 apply automatically",
+        "floors": "ref_empty_python_state_clone_us is pyspiel's clone of a state with an "
+                  "empty __dict__ (OpenSpiel's own cost per Python-game clone); "
+                  "ref_python_kuhn_poker_random_sim_test_us_per_transition is "
+                  "random_sim_test's cost per transition on OpenSpiel's Python kuhn poker",
         "method": f"medians of {repeats} repeats; {games} C playouts per repeat; "
                   f"{games // 4} hearts games per repeat; random_sim_test with {sims} sims",
     }
