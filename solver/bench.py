@@ -318,7 +318,10 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
             out.append(st["iterations"] / st["seconds"])
         return statistics.median(out)
 
+    import resource
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     big = ISMCTS(uct_c=1.4, seed=0).search(opening.core, iterations=100_000)
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
     ref = []
     for r in range(repeats):
@@ -334,6 +337,8 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
         "ismcts_iters_per_s_opening_random_rollout": round(rate(opening, "random")),
         "ismcts_nodes_at_100k": big["nodes"],
         "ismcts_memory_bytes_at_100k": big["memory_bytes"],
+        "process_peak_rss_bytes_before_100k": rss_before,
+        "process_peak_rss_bytes_after_100k": rss_after,
         "ref_openspiel_ismcts_iters_per_s_opening": round(statistics.median(ref), 1),
     }
     out.update(_advise_figures())
