@@ -42,6 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
+from ._jsonio import JsonObject, pairs_hook
 from .errors import CardSetError, ParameterError, describe_value, one_line, quote
 
 __all__ = [
@@ -365,19 +366,8 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
 # --------------------------------------------------------------------------
 
 
-class _Obj(dict):  # type: ignore[type-arg]
-    """A parsed JSON object that remembers the first repeated key, if any."""
-
-    duplicate: str | None = None
-
-
-def _pairs_hook(pairs: list[tuple[str, Any]]) -> _Obj:
-    obj = _Obj()
-    for key, value in pairs:
-        if key in obj and obj.duplicate is None:
-            obj.duplicate = key
-        obj[key] = value
-    return obj
+_Obj = JsonObject
+_pairs_hook = pairs_hook
 
 
 class _BadConstant(ValueError):

@@ -88,6 +88,7 @@ import pyspiel
 
 from solver._core import CARDS_PER_SIDE, Core
 from solver.cards import default_card_set_path, load_card_set
+from solver._jsonio import JsonObject, pairs_hook
 from solver.errors import (ParameterError, StateFormatError, WildhornError, describe_value,
                            one_line, quote)
 from solver.game import VARIANTS, WildhornState, make_config
@@ -436,19 +437,8 @@ def to_json(state: Any, player: Any) -> dict:
 # --------------------------------------------------------------------------
 
 
-class _Obj(dict):
-    """A parsed JSON object that remembers its first repeated key."""
-
-    duplicate: str | None = None
-
-
-def _pairs_hook(pairs):
-    obj = _Obj()
-    for key, value in pairs:
-        if key in obj and obj.duplicate is None:
-            obj.duplicate = key
-        obj[key] = value
-    return obj
+_Obj = JsonObject
+_pairs_hook = pairs_hook
 
 
 def _reject_constant(name: str) -> NoReturn:
