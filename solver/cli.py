@@ -3,6 +3,7 @@
 Subcommands: ``demo`` (plays and narrates a seeded game), ``advise``
 (what to do in a state.json position), ``schema`` (the state.json JSON
 Schema), ``random-states`` (state.json files from seeded random games),
+``play`` (a game against the bot in the terminal),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
 ``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json).
@@ -82,6 +83,13 @@ def _cmd_random_states(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from solver.play import run
+
+    return run(side=args.side, bot=args.bot, seed=args.seed, save=args.save, load=args.load,
+               ask_all=args.ask_all)
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from solver import bench
 
@@ -137,6 +145,27 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     rs.add_argument("--out", default="states", help="output folder (default ./states)")
     rs.set_defaults(func=_cmd_random_states)
+
+    play = sub.add_parser(
+        "play", help="play a game against the bot in the terminal",
+        description="Play Operation Wildhorn III against a bot. Type a number or part of an "
+                    "action's text; commands: help, hint, undo, save [FILE], quit. Reaction "
+                    "windows stop for you only when you hold a legal reaction (the engine "
+                    "skips the others, rulings R29/R30).")
+    play.add_argument("--side", choices=("polish", "german", "random"), default="polish",
+                      help="your side (default polish)")
+    play.add_argument("--bot", default="ismcts:time=1.0",
+                      help="bot spec (default ismcts:time=1.0), see bots/__init__.py")
+    play.add_argument("--seed", type=int, help="random seed of the game (default: a random one)")
+    files = play.add_mutually_exclusive_group()
+    files.add_argument("--save", metavar="FILE",
+                       help="save the game to FILE at every one of your decisions")
+    files.add_argument("--load", metavar="FILE",
+                       help="continue a saved game (and keep saving to FILE)")
+    play.add_argument("--ask-all", action="store_true",
+                      help="ask in every reaction window; this is already the engine's "
+                           "behaviour, which skips only windows with nothing but 'decline'")
+    play.set_defaults(func=_cmd_play)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
     bench.add_argument("what", choices=("core", "search", "variants"),

@@ -1,0 +1,107 @@
+"""`wildhorn-solve play`, driven through a pipe as a user would type it."""
+import json
+import subprocess
+import sys
+
+BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
+
+
+def play(*args, lines=(), timeout=120):
+    text = "".join(f"{line}\n" for line in lines)
+    return subprocess.run([sys.executable, "-m", "solver.cli", *args], input=text,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_whole_game_through_a_pipe():
+    r = play(*BASE, lines=["1"] * 3000)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    assert "Game over. Winner:" in r.stdout
+    assert "Summary:" in r.stdout and "Fragments: Polish" in r.stdout
+    # the table: three zones, the hand with card text, the event log
+    assert "Rocket Base" in r.stdout and "Periphery" in r.stdout and "Forest" in r.stdout
+    assert "Your hand" in r.stdout and "Recent events:" in r.stdout
+    assert "German (bot):" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+
+
+def test_bad_commands_get_a_message_and_the_prompt_again():
+    r = play(*BASE, lines=["frobnicate", "999", "search PL99", "1", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    assert "Unknown command or action 'frobnicate'" in r.stdout
+    assert "There is no action 999" in r.stdout
+    assert "Unknown command or action 'search PL99'" in r.stdout
+    # each answer is followed by the prompt, and the game went on to the next decision
+    assert r.stdout.count("Choose 1-2 or a command") >= 4
+    assert "You (Polish): keep hand" in r.stdout
+
+
+def test_an_action_by_its_text_and_an_ambiguous_one():
+    r = play(*BASE, lines=["KEEP", "place", "PL01 place", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "You (Polish): keep hand" in r.stdout
+    assert "'place' is ambiguous" in r.stdout
+    assert "You (Polish): PL01 Scouts: place" in r.stdout
+
+
+def test_undo_restores_the_position(tmp_path):
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    r = play(*BASE, "--save", str(before), lines=["quit"])
+    assert r.returncode == 0, r.stderr
+    r = play(*BASE, "--save", str(after), lines=["1", "1", "undo", "undo", "undo", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Undone" in r.stdout and "Nothing to undo" in r.stdout
+    a, b = json.loads(before.read_text()), json.loads(after.read_text())
+    assert a == b  # same position, random state, events and (empty) undo stack
+
+
+def test_save_and_load_round_trip(tmp_path):
+    path = tmp_path / "game.json"
+    moves = ["1", "PL01 place", "1", "1"]
+    r = play(*BASE, "--save", str(path), lines=[*moves, "quit"])
+    assert r.returncode == 0, r.stderr
+    saved = json.loads(path.read_text())
+    assert saved["format"] == "wildhorn-game/1" and len(saved["undo"]) == len(moves)
+    last_screen = r.stdout[r.stdout.rindex("=== Turn"):r.stdout.rindex("Choose")]
+    # loading shows the same position and continues to the end like the unbroken game
+    r2 = play("play", "--load", str(path), lines=["quit"])
+    assert r2.returncode == 0, r2.stderr
+    assert last_screen in r2.stdout
+    r3 = play("play", "--load", str(path), lines=["1"] * 3000)
+    whole = play(*BASE, lines=[*moves, *["1"] * 3000])
+    assert r3.returncode == 0 and "Game over. Winner:" in r3.stdout
+    tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
+    assert tail(r3.stdout) == tail(whole.stdout)
+
+
+def test_a_corrupt_save_file_is_one_line_exit_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    for content in ("{not json", json.dumps({"format": "wildhorn-game/1", "core": "AAAA"}),
+                    json.dumps([1, 2])):
+        bad.write_text(content)
+        r = play("play", "--load", str(bad))
+        assert r.returncode == 2
+        assert "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and str(bad) in r.stderr
+    r = play("play", "--load", str(tmp_path / "missing.json"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_help_and_hint():
+    r = play(*BASE, lines=["help", "hint", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Commands:" in r.stdout and "undo" in r.stdout
+    assert "Hint: " in r.stdout and "Win probability: Polish" in r.stdout
+
+
+def test_eof_ends_cleanly_and_a_searching_bot_rates_the_game():
+    r = play("play", "--bot", "ismcts:iterations=200", "--seed", "5", "--side", "german",
+             lines=[])
+    assert r.returncode == 0, r.stderr
+    assert "Input ended" in r.stdout and "Traceback" not in r.stderr
+    r = play("play", "--bot", "ismcts:iterations=200", "--seed", "5", "--side", "polish",
+             lines=["1", "PL01 place"])
+    assert r.returncode == 0, r.stderr
+    assert "Bot is thinking..." in r.stdout
+    assert "bot rates its chance to win at" in r.stdout
