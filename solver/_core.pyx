@@ -2153,6 +2153,32 @@ cdef class Core:
                 f"(legal: {', '.join(map(str, legal))})")
         apply_action(&self.config.c, &self.s, a)
 
+    def apply_raw(self, action):
+        """``apply`` without the automatic moves of R29/R30: the position may
+        then be a node with a single option (a window where the player can
+        only decline, a forced pass, a chance event with one outcome), which
+        the game never shows to OpenSpiel.  For interfaces that want to show
+        such moments (``wildhorn-solve play --ask-all``); apply its single
+        option with ``apply_raw`` or ``apply`` to go on."""
+        cdef int a
+        if self.frozen:
+            raise ValueError("this position is frozen (held by a pyspiel state); use copy()")
+        try:
+            a = action
+        except (TypeError, OverflowError):
+            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+        if is_terminal(&self.s):
+            raise IllegalActionError(f"action {a}: the game is over")
+        if is_chance(&self.s):
+            legal = [x for x, _ in self.chance_outcomes()]
+        else:
+            legal = self.legal_actions()
+        if a not in legal:
+            raise IllegalActionError(
+                f"action {a} is not legal at this {PHASE_NAMES[self.s.phase]} node "
+                f"(legal: {', '.join(map(str, legal))})")
+        _step(&self.config.c, &self.s, a)
+
     def info_string(self, int player):
         """The information-state key of ``player`` (2: full state, -1: public)."""
         cdef char buf[KEY_CAP]

@@ -166,3 +166,31 @@ def test_from_fields_names_the_bad_field(change, needle):
     with pytest.raises(ParameterError) as info:
         Core.from_fields(config, fields)
     assert needle in str(info.value) and "\n" not in str(info.value)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_apply_raw_then_single_options_equals_apply(seed):
+    """apply_raw shows the single-option nodes that apply skips (R29/R30);
+    applying those single options gives the same position as apply."""
+    config = CONFIGS["full"]
+    rng = random.Random(seed)
+    a, b = Core(config), Core(config)
+    singles = 0
+    while not a.is_terminal():
+        if a.is_chance():
+            actions, probs = zip(*a.chance_outcomes())
+            move = rng.choices(actions, probs)[0]
+        else:
+            move = rng.choice(a.legal_actions())
+        a.apply(move)
+        b.apply_raw(move)
+        while True:
+            options = ([x for x, _ in b.chance_outcomes()] if b.is_chance()
+                       else b.legal_actions())
+            if b.is_terminal() or len(options) != 1:
+                break
+            b.apply_raw(options[0])
+            singles += 1
+        assert b.to_bytes() == a.to_bytes()
+    assert singles > 0
