@@ -11,8 +11,12 @@ Commands: ``help``, ``hint``, ``undo``, ``save [FILE]``, ``quit``.
 Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers):
 the engine itself skips every window in which you hold nothing but
 "decline" (rulings R29/R30), so you are asked exactly when you hold a legal
-reaction.  ``--ask-all`` is accepted and changes nothing: asking in every
-window where you have a choice already is the engine's behaviour.
+reaction.  With ``--ask-all`` the game is driven with ``Core.apply_raw``
+(no automatic moves): a window where you can only decline or pass priority
+is shown and you confirm it ("1" or Enter; the commands still work); every
+other single-option node (forced pass, chance with one outcome, the bot's
+forced moves, a single target) is applied silently, without drawing on the
+random stream, so the game unfolds as it would without ``--ask-all``.
 
 Chance (draws, Rocket cards, dice) is sampled from ``random.Random(seed)``;
 the bot gets, for each decision, a seed derived from the game seed and the
@@ -46,6 +50,9 @@ TITLES = ("Polish", "German")
 DEFAULT_BOT = "ismcts:time=1.0"
 HINT_ITERATIONS = 3000
 EVENTS_SHOWN = 8
+# reaction windows: with --ask-all the human confirms even a lone "decline"
+WINDOW_PHASES = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
+DECLINE_TEXTS = ("decline", "pass priority")
 
 HELP = """\
 Type the number of an action, or part of its text ("search PL04").
@@ -57,6 +64,7 @@ Commands:
   quit         leave the game (saved first when a save file is set)
 Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers)
 only stop for you when you hold a legal reaction: the engine skips the others.
+With --ask-all they also stop when you can only decline: Enter or 1 confirms.
 The bot's hand and draws stay hidden; its rating of the game is shown
 as a win probability after each of its moves."""
 
@@ -306,6 +314,8 @@ class PlaySession:
                  f"the bot ({self.bot_spec}), seed {self.seed}. Type 'help' for help.")
         try:
             while not self.core.is_terminal():
+                if self.ask_all and self.single_step():
+                    continue
                 if self.core.is_chance():
                     self.chance_step()
                 elif self.core.current_player() == self.human:
@@ -345,7 +355,40 @@ class PlaySession:
                     about += f" by {self.config.card_name(pend['card'])}"
                 about += ")"
             self.log("chance", f"Die roll: {text.removeprefix('die ')}{about}")
-        core.apply(action)
+        self.apply(action)
+
+    def apply(self, action: int) -> None:
+        """One step: ``apply_raw`` under --ask-all (the loop then handles the
+        single-option nodes), else ``apply`` with the engine's automatic moves."""
+        if self.ask_all:
+            self.core.apply_raw(action)
+        else:
+            self.core.apply(action)
+
+    def is_lone_decline(self) -> bool:
+        """A reaction window of the human in which the only option is to decline."""
+        core = self.core
+        if core.is_chance() or core.current_player() != self.human \
+                or core.phase not in WINDOW_PHASES:
+            return False
+        legal = core.legal_actions()
+        return len(legal) == 1 and core.action_string(self.human, legal[0]) in DECLINE_TEXTS
+
+    def single_step(self) -> bool:
+        """Under --ask-all: applies a single-option node silently (True), unless it
+        is a window where the human can only decline, which is asked (False)."""
+        core = self.core
+        if core.is_chance():
+            outcomes = core.chance_outcomes()
+            if len(outcomes) != 1:
+                return False
+            core.apply_raw(outcomes[0][0])
+            return True
+        legal = core.legal_actions()
+        if len(legal) != 1 or self.is_lone_decline():
+            return False
+        core.apply_raw(legal[0])
+        return True
 
     def bot_step(self) -> None:
         from bots import make_bot
@@ -372,7 +415,7 @@ class PlaySession:
         if value is not None:
             text += f"  [bot rates its chance to win at {value[side]:.0%}]"
         self.log(SIDES[side], text)
-        core.apply(action)
+        self.apply(action)
         self.flush_events()
 
     def ask(self, prompt: str) -> str:
@@ -389,22 +432,39 @@ class PlaySession:
         core = self.core
         if self.save_path:
             self.save(self.save_path)
-        self.render()
         legal = core.legal_actions()
         texts = [core.action_string(self.human, a) for a in legal]
-        self.say(f"Your decision ({core.phase}):")
+        confirm = len(legal) == 1 and self.is_lone_decline()  # only under --ask-all
+        if confirm:  # the window, briefly: what is under way and the new events
+            self.flush_events()
+            self.say()
+            self.say(f"--- Reaction window ({core.phase}), turn {core.turn}: "
+                     f"you hold no legal reaction ---")
+            if core.pending:
+                self.say("Under way: " + self.pending_text(core.pending))
+        else:
+            self.render()
+            self.say(f"Your decision ({core.phase}):")
         for i, t in enumerate(texts, 1):
             self.say(f"  {i:2d}. {t}")
+        prompt = ("Press Enter or 1 to confirm, or a command (help): " if confirm
+                  else f"Choose 1-{len(legal)} or a command (help): ")
         while True:
-            line = self.ask(f"Choose 1-{len(legal)} or a command (help): ")
+            line = self.ask(prompt)
             if not line:
+                if confirm:
+                    self.decide(legal[0], texts[0])
+                    return
                 continue
             word, _, rest = line.partition(" ")
             word = word.lower()
             if word in ("help", "?"):
                 self.say(HELP)
             elif word == "hint" and not rest:
-                self.hint()
+                if len(legal) == 1:
+                    self.say(f"Hint: {texts[0]} (the only option here).")
+                else:
+                    self.hint()
             elif word == "undo" and not rest:
                 if self.undo():
                     return
@@ -464,7 +524,7 @@ class PlaySession:
         self.undo_stack.append({"core": base64.b64encode(self.core.to_bytes()).decode("ascii"),
                                 "rng": _rng_state(self.rng), "events": len(self.events)})
         self.log(SIDES[self.human], f"You ({TITLES[self.human]}): {text}")
-        self.core.apply(action)
+        self.apply(action)
         self.flush_events()
 
     def undo(self) -> bool:

@@ -105,3 +105,47 @@ def test_eof_ends_cleanly_and_a_searching_bot_rates_the_game():
     assert r.returncode == 0, r.stderr
     assert "Bot is thinking..." in r.stdout
     assert "bot rates its chance to win at" in r.stdout
+
+
+WINDOW = "Reaction window (modifiers)"
+CONFIRM = "Press Enter or 1 to confirm"
+
+
+def test_ask_all_stops_at_windows_with_nothing_to_play():
+    # seed 3: the German bot's searches open modifier windows where Polish holds nothing
+    asked = play(*BASE, "--ask-all", lines=["1"] * 3000)
+    assert asked.returncode == 0, asked.stderr
+    assert "Traceback" not in asked.stdout + asked.stderr
+    assert WINDOW in asked.stdout and "1. pass priority" in asked.stdout
+    assert CONFIRM in asked.stdout and "Game over. Winner:" in asked.stdout
+    plain = play(*BASE, lines=["1"] * 3000)
+    assert plain.returncode == 0, plain.stderr
+    assert "Reaction window" not in plain.stdout and CONFIRM not in plain.stdout
+    # the confirmations are extra decisions only: the game itself is the same
+    windows = asked.stdout.count(CONFIRM)
+    result = lambda out: out[out.rindex("Game over."):out.rindex("Summary:")]  # noqa: E731
+    assert result(asked.stdout) == result(plain.stdout)
+    took = lambda out: int(out.split("you took ")[-1].split()[0])  # noqa: E731
+    assert took(asked.stdout) == took(plain.stdout) + windows
+
+
+def test_ask_all_window_enter_undo_save_and_load(tmp_path):
+    # the first window comes after 6 decisions; Enter confirms it like "1"
+    r = play(*BASE, "--ask-all", lines=["1"] * 6 + ["", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count(CONFIRM) == 1 and "You (Polish): pass priority" in r.stdout
+    # saved at the window (a raw single-option position), then undone back to it
+    at_window, undone = tmp_path / "window.json", tmp_path / "undone.json"
+    r = play(*BASE, "--ask-all", "--save", str(at_window), lines=["1"] * 6 + ["quit"])
+    assert r.returncode == 0, r.stderr
+    r = play(*BASE, "--ask-all", "--save", str(undone), lines=["1"] * 7 + ["undo", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Undone" in r.stdout
+    assert json.loads(at_window.read_text()) == json.loads(undone.read_text())
+    # loading continues at the window, and to the same end as the unbroken game
+    r = play("play", "--load", str(at_window), "--ask-all", lines=["1"] * 3000)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.index(CONFIRM) < r.stdout.index("Choose 1-")
+    whole = play(*BASE, "--ask-all", lines=["1"] * 3000)
+    tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
+    assert tail(r.stdout) == tail(whole.stdout)
