@@ -163,8 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--load", metavar="FILE",
                        help="continue a saved game (and keep saving to FILE)")
     play.add_argument("--ask-all", action="store_true",
-                      help="ask in every reaction window; this is already the engine's "
-                           "behaviour, which skips only windows with nothing but 'decline'")
+                      help="also stop at reaction windows where you can only decline "
+                           "(Enter or 1 confirms); normally they pass for you")
     play.set_defaults(func=_cmd_play)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
