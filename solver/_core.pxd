@@ -227,3 +227,4 @@ cdef class Core:
     cdef readonly CoreConfig config  # its game data (kept alive by this reference)
     cdef readonly bint frozen  # 1: an immutable value (pyspiel states hold these)
     cdef Core _clone(self)
+    cdef int _checked(self, action) except -1

@@ -2132,8 +2132,8 @@ cdef class Core:
         n = chance_outcomes(&self.config.c, &self.s, acts, probs)
         return [(acts[i], probs[i]) for i in range(n)]
 
-    def apply(self, action):
-        """Applies a legal action (or chance outcome); IllegalActionError otherwise."""
+    cdef int _checked(self, action) except -1:
+        """The action id if it is legal here; IllegalActionError otherwise."""
         cdef int a
         if self.frozen:
             raise ValueError("this position is frozen (held by a pyspiel state); use copy()")
@@ -2151,7 +2151,11 @@ cdef class Core:
             raise IllegalActionError(
                 f"action {a} is not legal at this {PHASE_NAMES[self.s.phase]} node "
                 f"(legal: {', '.join(map(str, legal))})")
-        apply_action(&self.config.c, &self.s, a)
+        return a
+
+    def apply(self, action):
+        """Applies a legal action (or chance outcome); IllegalActionError otherwise."""
+        apply_action(&self.config.c, &self.s, self._checked(action))
 
     def apply_raw(self, action):
         """``apply`` without the automatic moves of R29/R30: the position may
@@ -2160,24 +2164,7 @@ cdef class Core:
         the game never shows to OpenSpiel.  For interfaces that want to show
         such moments (``wildhorn-solve play --ask-all``); apply its single
         option with ``apply_raw`` or ``apply`` to go on."""
-        cdef int a
-        if self.frozen:
-            raise ValueError("this position is frozen (held by a pyspiel state); use copy()")
-        try:
-            a = action
-        except (TypeError, OverflowError):
-            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
-        if is_terminal(&self.s):
-            raise IllegalActionError(f"action {a}: the game is over")
-        if is_chance(&self.s):
-            legal = [x for x, _ in self.chance_outcomes()]
-        else:
-            legal = self.legal_actions()
-        if a not in legal:
-            raise IllegalActionError(
-                f"action {a} is not legal at this {PHASE_NAMES[self.s.phase]} node "
-                f"(legal: {', '.join(map(str, legal))})")
-        _step(&self.config.c, &self.s, a)
+        _step(&self.config.c, &self.s, self._checked(action))
 
     def info_string(self, int player):
         """The information-state key of ``player`` (2: full state, -1: public)."""
