@@ -6,7 +6,8 @@ Schema), ``random-states`` (state.json files from seeded random games),
 ``play`` (a game against the bot in the terminal),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
 ``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
-variants`` (size of the small presets, results/variant-sizes.json).
+variants`` (size of the small presets, results/variant-sizes.json),
+``tournament`` (bot-vs-bot games with ratings, solver.tournament).
 Bad input ends with a one-line message on stderr and exit status 2.
 """
 
@@ -112,6 +113,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from solver.tournament import run
+
+    specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
+    specs += [s.strip() for s in args.bot or [] if s.strip()]
+    summary = run(specs, fmt=args.format, games=args.games, jobs=args.jobs, seed=args.seed,
+                  out=args.out, sprt_text=args.sprt,
+                  echo=lambda line: print(line, flush=True))
+    print(f"{summary['games']} games; standings in {args.out}/standings.md")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from solver import __version__
 
@@ -176,6 +189,28 @@ def build_parser() -> argparse.ArgumentParser:
                                      "or results/variant-sizes.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
+
+    tour = sub.add_parser(
+        "tournament", help="bot-vs-bot games with Elo ratings, SPRT and resume",
+        description="Play paired games between bots (each deal twice, sides swapped, same "
+                    "chance seed) and rate them. Bot specs contain commas, so separate them "
+                    "with ';' in --bots or repeat --bot. Repeating the command with the same "
+                    "--out continues an interrupted tournament.")
+    tour.add_argument("--bots", metavar="SPEC;SPEC...",
+                      help="bot specs separated by ';', e.g. \"ismcts:time=1,c=1.4;heuristic\"")
+    tour.add_argument("--bot", action="append", metavar="SPEC",
+                      help="one bot spec (repeatable; added after --bots)")
+    tour.add_argument("--format", choices=("round-robin", "gauntlet"), default="round-robin",
+                      help="round-robin (every pair) or gauntlet (first bot vs each other)")
+    tour.add_argument("--games", type=int, required=True,
+                      help="games per pairing (even: each deal is played twice)")
+    tour.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    tour.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    tour.add_argument("--out", default="tournament",
+                      help="output folder (default ./tournament)")
+    tour.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
+                      help="stop a two-bot match when an SPRT accepts a hypothesis")
+    tour.set_defaults(func=_cmd_tournament)
     return parser
 
 

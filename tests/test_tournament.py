@@ -1,0 +1,243 @@
+"""Tournaments: schedule, rating maths, SPRT, resume after a kill, --jobs."""
+import csv
+import json
+import math
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import tournament as T
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def rows_of(folder):
+    with open(Path(folder) / "games.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def without_seconds(rows):
+    return sorted((tuple((k, v) for k, v in r.items() if not k.startswith("seconds"))
+                   for r in rows), key=lambda r: int(r[0][1]))
+
+
+# ---- schedule and seat swapping ----------------------------------------------
+
+def test_schedule_plays_each_deal_twice_with_sides_swapped():
+    bots = ["random", "heuristic", "ismcts:iterations=5"]
+    tasks = T.schedule(bots, "round-robin", 4, seed=7)
+    assert [t.game for t in tasks] == list(range(1, 13))
+    assert {(t.first, t.second) for t in tasks} == {(bots[0], bots[1]), (bots[0], bots[2]),
+                                                     (bots[1], bots[2])}
+    deals = {}
+    for t in tasks:
+        deals.setdefault((t.pairing, t.deal), []).append(t)
+    assert len(deals) == 6
+    for a, b in deals.values():
+        assert a.deal_seed == b.deal_seed
+        assert (a.polish, a.german) == (b.german, b.polish) == (a.first, a.second)
+    assert len({t.deal_seed for t in tasks}) == 6
+    gauntlet = T.schedule(bots, "gauntlet", 2, seed=7)
+    assert [(t.first, t.second) for t in gauntlet] == [(bots[0], bots[1])] * 2 + \
+        [(bots[0], bots[2])] * 2
+    # seeds depend on the tournament seed, the pairing and the deal only
+    assert T.schedule(bots, "round-robin", 4, seed=7) == tasks
+    assert T.schedule(bots, "round-robin", 4, seed=8)[0].deal_seed != tasks[0].deal_seed
+    assert T.schedule(bots[:2], "round-robin", 4, seed=7)[0].deal_seed == tasks[0].deal_seed
+
+
+def test_swapped_games_share_the_chance_seed():
+    # Two copies of the same deterministic bot: the swapped game is the same game.
+    a, b = [t for t in T.schedule(["heuristic", "random"], "round-robin", 2, seed=3)]
+    same = [T.play_game(T.GameTask(t.game, 0, 0, t.deal_seed, "heuristic", "heuristic",
+                                   "heuristic", "heuristic")) for t in (a, b)]
+    keys = ("winner_side", "fragments_polish", "fragments_german", "moves")
+    assert [same[0]["row"][k] for k in keys] == [same[1]["row"][k] for k in keys]
+    other = T.play_game(T.GameTask(1, 0, 0, a.deal_seed + 1, "heuristic", "heuristic",
+                                   "heuristic", "heuristic"))
+    assert [other["row"][k] for k in keys] != [same[0]["row"][k] for k in keys]
+
+
+# ---- rating maths ----------------------------------------------------------------
+
+def test_two_players_three_of_four():
+    elo = T.bradley_terry(np.array([[0, 3], [1, 0]], dtype=float))
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3), abs=1e-6)  # 190.85
+    assert elo.sum() == pytest.approx(0, abs=1e-9)
+
+
+def _log_likelihood(r, wins):
+    diff = r[:, None] - r[None, :]
+    return float((wins * -np.log1p(np.exp(-diff))).sum())
+
+
+def test_three_players_match_direct_maximisation():
+    wins = np.array([[0, 7, 4], [3, 0, 6], [2, 5, 0]], dtype=float)
+    elo = T.bradley_terry(wins)
+    # direct maximisation: plain gradient ascent on the log-likelihood
+    r = np.zeros(3)
+    for _ in range(20000):
+        p = 1 / (1 + np.exp(r[None, :] - r[:, None]))
+        r += 0.01 * (wins - (wins + wins.T) * p).sum(axis=1)
+    r = (r - r.mean()) * T.ELO_PER_NAT
+    assert elo == pytest.approx(r, abs=1e-3)
+    best = _log_likelihood(elo / T.ELO_PER_NAT, wins)
+    for delta in np.eye(3) * 5:
+        assert _log_likelihood((elo + delta) / T.ELO_PER_NAT, wins) < best
+
+
+def test_unbeaten_bot_gets_a_finite_rating_with_a_prior():
+    wins = np.array([[0, 4], [0, 0]], dtype=float)
+    elo, prior = T.ratings(wins)
+    assert prior and np.isfinite(elo).all() and elo[0] > elo[1]
+    # 4.5 to 0.5
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(9), abs=1e-6)
+    assert T.ratings(np.array([[0, 3], [1, 0]], dtype=float))[1] is False
+
+
+def test_bootstrap_interval_contains_the_estimate_and_is_seeded():
+    units = [np.array([[0, 1], [1, 0]], float)] * 3 + [np.array([[0, 2], [0, 0]], float)] * 5
+    a = T.bootstrap_intervals(units, seed=1, samples=200)
+    b = T.bootstrap_intervals(units, seed=1, samples=200)
+    assert np.array_equal(a, b)
+    elo = T.ratings(sum(units))[0]
+    assert (a[:, 0] <= elo).all() and (elo <= a[:, 1]).all() and (a[:, 0] < a[:, 1]).all()
+
+
+def test_los():
+    assert T.los(3, 1) == pytest.approx(0.841345, abs=1e-6)   # Phi(1)
+    assert T.los(5, 5) == 0.5
+    assert T.los(1, 3) == pytest.approx(1 - 0.841345, abs=1e-6)
+    assert T.los(0, 0) is None
+
+
+def test_calibration():
+    c = T.calibration([0.9, 0.9, 0.2, 0.2], [1, 0, 0, 0])
+    assert c["brier"] == pytest.approx((0.01 + 0.81 + 0.04 + 0.04) / 4)
+    # bins: 0.9 -> |0.9 - 0.5| over 2, 0.2 -> |0.2 - 0| over 2
+    assert c["ece"] == pytest.approx((0.4 * 2 + 0.2 * 2) / 4)
+    assert T.calibration([], [])["brier"] is None
+
+
+# ---- SPRT ----------------------------------------------------------------------------
+
+def test_sprt_accepts_h1_on_wins_and_h0_on_a_balanced_stream():
+    s = T.sprt([1] * 1000, elo0=0, elo1=10, alpha=0.05, beta=0.05)
+    assert s["result"] == "H1" and s["games"] < 1000 and s["llr"] >= s["upper"]
+    step = math.log((1 / (1 + 10 ** (-10 / 400))) / 0.5)
+    assert s["games"] == math.ceil(math.log(0.95 / 0.05) / step)
+    s = T.sprt([1, 0] * 500, elo0=0, elo1=200, alpha=0.05, beta=0.05)
+    assert s["result"] == "H0" and s["games"] < 1000 and s["llr"] <= s["lower"]
+    s = T.sprt([1, 0] * 2, elo0=0, elo1=10, alpha=0.05, beta=0.05)
+    assert s["result"] is None and s["games"] == 4
+
+
+def test_sprt_cli_stops_early(tmp_path):
+    r = cli("--bots", "heuristic;random", "--games", "100", "--out", str(tmp_path),
+            "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["sprt"]["result"] == "H1"
+    n = summary["sprt"]["games"]
+    assert n < 100 and len(rows_of(tmp_path)) == n == summary["games"]
+    assert "H1 accepted" in (tmp_path / "standings.md").read_text()
+    again = cli("--bots", "heuristic;random", "--games", "100", "--out", str(tmp_path),
+                "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05")
+    assert again.returncode == 0 and "Finished game" not in again.stdout
+    assert len(rows_of(tmp_path)) == n
+
+
+# ---- the command: outputs, --jobs, resume ---------------------------------------------
+
+def test_outputs_and_jobs_do_not_change_results(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    args = ["--bots", "random;heuristic;ismcts:iterations=10", "--games", "4"]
+    r1 = cli(*args, "--out", str(a), "--jobs", "1")
+    r2 = cli(*args, "--out", str(b), "--jobs", "2")
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    assert "Finished game 1 (random vs heuristic, random Polish): " in r1.stdout
+    assert r1.stdout.count("Finished game") == 12
+    rows = rows_of(a)
+    assert [int(r["game"]) for r in rows] == list(range(1, 13))
+    assert without_seconds(rows) == without_seconds(rows_of(b))
+    summary = json.loads((a / "summary.json").read_text())
+    assert summary["games"] == 12
+    h = summary["bots"]["heuristic"]
+    assert h["games"] == 8 and h["win_rate_polish"] is not None
+    assert h["elo_ci95"][0] <= h["elo"] <= h["elo_ci95"][1]
+    assert summary["los"]["heuristic"]["random"] > 0.5
+    ismcts = summary["bots"]["ismcts:iterations=10"]["calibration"]
+    assert ismcts["estimates"] > 0 and 0 <= ismcts["brier"] <= 1
+    with open(a / "values.csv", newline="") as f:
+        values = list(csv.DictReader(f))
+    assert {v["bot"] for v in values} == {"ismcts:iterations=10"}
+    md = (a / "standings.md").read_text()
+    assert "`heuristic`" in md and "Likelihood of superiority" in md
+    assert json.loads((a / "tournament.json").read_text())["games"] == 4
+
+
+def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
+    args = ["--bots", "heuristic;ismcts:iterations=100", "--games", "20"]
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", *args,
+                             "--out", str(killed)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        path = killed / "games.csv"
+        if path.exists() and path.read_text().count("\n") >= 4:   # header + 3 games
+            break
+        time.sleep(0.05)
+    import os
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = rows_of(killed)
+    assert 3 <= len(partial) < 20
+    r = cli(*args, "--out", str(killed))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("Finished game") == 20 - len(partial)
+    assert cli(*args, "--out", str(whole), "--jobs", "2").returncode == 0
+    rows = rows_of(killed)
+    assert sorted(int(x["game"]) for x in rows) == list(range(1, 21))
+    assert without_seconds(rows) == without_seconds(rows_of(whole))
+    winners = {x["game"]: x["winner"] for x in rows}
+    assert winners == {x["game"]: x["winner"] for x in rows_of(whole)}
+    with open(killed / "values.csv", newline="") as f:
+        values = list(csv.DictReader(f))
+    with open(whole / "values.csv", newline="") as f:
+        assert sorted(map(tuple, (v.values() for v in values))) == \
+            sorted(map(tuple, (v.values() for v in csv.DictReader(f))))
+    # a different command on the same folder is refused
+    r = cli("--bots", "heuristic;random", "--games", "20", "--out", str(killed))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "other parameters" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--bots", "random;alphazero", "--games", "2"],
+    ["--bots", "random;heuristic", "--games", "0"],
+    ["--bots", "random;heuristic", "--games", "3"],
+    ["--bots", "random", "--games", "2"],
+    ["--bots", "random;random", "--games", "2"],
+    ["--bots", "random;heuristic", "--games", "2", "--jobs", "0"],
+    ["--bots", "random;heuristic;ismcts", "--games", "2", "--sprt", "elo0=0,elo1=5"],
+    ["--bots", "random;heuristic", "--games", "2", "--sprt", "elo0=5,elo1=0"],
+    ["--bots", "random;heuristic", "--games", "2", "--sprt", "gamma=1"],
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, args):
+    r = cli(*args, "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wildhorn-solve: error:"), r.stderr
+    assert not (tmp_path / "out" / "games.csv").exists()
