@@ -13,6 +13,10 @@ Spec strings (the one place they are documented)::
         c=X           UCB exploration constant (default 1.4)
         rollout=R     informed (default) or random playouts
         nodes=N       node cap bounding memory (default 1000000)
+    openspiel-ismcts[:sims=N,c=X]
+                    OpenSpiel's own Python ISMCTS with a random rollout, the
+                    external baseline (default 300 simulations, c 1.4; it has
+                    no time budget)
 
 Every bot takes a seed: the same seed gives the same decisions (for ISMCTS,
 with an iteration budget).

@@ -99,8 +99,54 @@ class ISMCTSBot(Bot):
                 "value": stats["value"], "value_ci95": stats["value_ci95"], "stats": stats}
 
 
+class OpenSpielISMCTSBot(Bot):
+    """OpenSpiel's own Python ISMCTS (``open_spiel.python.algorithms.ismcts``)
+    on the pyspiel game, with a random rollout: the peer implementation our
+    bots are measured against.  Its budget is a number of simulations
+    (OpenSpiel's bot has no time budget).  Worlds are sampled through the
+    game's ``resample_from_infostate`` with this bot's seeded stream, so the
+    same seed gives the same decisions."""
+
+    name = "openspiel-ismcts"
+
+    def __init__(self, player: int, seed: int = 0, sims: int = 300, c: float = 1.4):
+        super().__init__(player, seed)
+        import numpy as np
+
+        self._rng = random.Random(seed)
+        self._np_rng = np.random.RandomState(seed % 2**32)
+        self._sims = sims
+        self._c = c
+        self._bot = None
+        self._game = None
+
+    def _engine(self, game: pyspiel.Game):
+        if self._bot is None or self._game is not game:
+            from open_spiel.python.algorithms import ismcts, mcts
+
+            evaluator = mcts.RandomRolloutEvaluator(1, self._np_rng)
+            self._bot = ismcts.ISMCTSBot(game, evaluator, self._c, self._sims,
+                                         random_state=self._np_rng)
+            self._bot.set_resampler(
+                lambda state, player: state.resample_from_infostate(player, self._rng.random))
+            self._game = game
+        return self._bot
+
+    def analyse(self, state: Any) -> dict[str, Any]:
+        if not hasattr(state, "core"):
+            from solver.game import game_for_config
+
+            state = game_for_config(state.config).state_from_core(state)
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
+        action = int(self._engine(state.get_game()).step(state))
+        return {"action": action, "policy": {action: 1.0}, "value": None}
+
+
 _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
+    "openspiel-ismcts": {"sims": int, "c": float},
     "random": {},
     "heuristic": {},
 }
@@ -123,6 +169,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         except ValueError:
             raise BotSpecError(f"bot spec {spec!r}: {key} expects "
                                f"{_OPTIONS[name][key].__name__}, got {value!r}") from None
+    if name == "openspiel-ismcts":
+        for key in ("sims", "c"):
+            if key in options and options[key] <= 0:
+                raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
     if name == "ismcts":
         if options.get("rollout", "informed") not in ("informed", "random"):
             raise BotSpecError(f"bot spec {spec!r}: rollout is informed or random")
@@ -140,4 +190,6 @@ def make_bot(spec: str, player: int, seed: int = 0) -> Bot:
     if name == "heuristic":
         from bots.heuristic import HeuristicBot
         return HeuristicBot(player, seed)
+    if name == "openspiel-ismcts":
+        return OpenSpielISMCTSBot(player, seed, **options)
     return ISMCTSBot(player, seed, **options)

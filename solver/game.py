@@ -209,6 +209,24 @@ def _mtime(path: str) -> float | None:
         return None  # load_card_set reports the problem
 
 
+def game_for_config(config: CoreConfig) -> "WildhornGame":
+    """The pyspiel game whose core configuration is ``config``."""
+    source, turns, draw, dice, rockets, cards, redraw, setup, frags = config.key
+    from solver.cards import default_card_set_path
+
+    params = {"card_set": "default" if source == str(default_card_set_path()) else source,
+              "turns": turns, "draw": draw, "dice": dice,
+              "rockets": ";".join(map(str, rockets)),
+              "cards": "" if cards is None else ";".join(cards),
+              "redraw": int(redraw),
+              "setup": ";".join(f"{k}:{v}" for k, v in setup),
+              "start_fragments": ";".join(f"{k}:{v}" for k, v in frags)}
+    game = pyspiel.load_game(GAME_NAME, params)
+    if game.core_config.key != config.key:
+        raise ParameterError("no game string reproduces this configuration")
+    return game
+
+
 def max_game_length(config: CoreConfig) -> int:
     """An upper bound on the player decisions of one game.
 

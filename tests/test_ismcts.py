@@ -98,7 +98,7 @@ def test_informed_playout_finishes():
 
 
 @pytest.mark.parametrize("spec", ["random", "heuristic", "ismcts", "ismcts:iterations=200,c=2",
-                                  "ismcts:time=0.1,rollout=random"])
+                                  "ismcts:time=0.1,rollout=random", "openspiel-ismcts:sims=20"])
 def test_specs_play_a_game(spec):
     game = pyspiel.load_game("wildhorn(variant=small)")
     bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
@@ -107,8 +107,22 @@ def test_specs_play_a_game(spec):
 
 
 @pytest.mark.parametrize("spec", ["alphazero", "ismcts:time=x", "ismcts:depth=3",
-                                  "ismcts:rollout=smart", "ismcts:iterations=0", "random:c=1"])
+                                  "ismcts:rollout=smart", "ismcts:iterations=0", "random:c=1",
+                                  "openspiel-ismcts:time=1", "openspiel-ismcts:sims=0"])
 def test_bad_specs(spec):
     with pytest.raises(BotSpecError) as info:
         parse_spec(spec)
     assert "\n" not in str(info.value)
+
+
+def test_openspiel_baseline_is_seeded_and_takes_a_core():
+    """The external baseline (OpenSpiel's Python ISMCTS) gives the same move
+    for the same seed, from a pyspiel state or from a core position."""
+    game = pyspiel.load_game("wildhorn(variant=small)")
+    state = game.new_initial_state()
+    state.apply_action(1)
+    first = make_bot("openspiel-ismcts:sims=40", 0, 7).step(state.clone())
+    again = make_bot("openspiel-ismcts:sims=40", 0, 7).step(state.clone())
+    from_core = make_bot("openspiel-ismcts:sims=40", 0, 7).step(state.core.copy())
+    assert first == again == from_core
+    assert isinstance(first, int) and first in state.legal_actions()
