@@ -185,8 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
                             "variants: tree sizes")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--out", help="output file (default results/bench-core.json "
-                                     "or results/variant-sizes.json)")
+    bench.add_argument("--out", help="output file (default results/bench-core.json, "
+                                     "results/bench-search.json or results/variant-sizes.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
 

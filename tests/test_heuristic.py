@@ -328,33 +328,25 @@ def test_whole_games_from_every_kind_of_decision_point():
 
 def test_same_seed_same_game():
     def moves(seed):
-        rng = random.Random(7)
-        bots = [HeuristicBot(0, seed), HeuristicBot(1, seed)]
-        core = Core(CFG)
-        out = []
-        while not core.is_terminal():
-            if core.is_chance():
-                outs = core.chance_outcomes()
-                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-            else:
-                a = bots[core.current_player()].step(core)
-                out.append(a)
-            core.apply(a)
-        return out
+        return _play_core([HeuristicBot(0, seed), HeuristicBot(1, seed)], 7, record=True)
     assert moves(3) == moves(3)
 
 
-def _play_core(bots, seed) -> int:
+def _play_core(bots, seed, record=False):
+    """Plays one game on the core (chance from ``seed``); returns the winner,
+    or with ``record`` the list of the bots' moves."""
     rng = random.Random(seed)
     core = Core(CFG)
+    moves = []
     while not core.is_terminal():
         if core.is_chance():
             outs = core.chance_outcomes()
             a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
         else:
             a = bots[core.current_player()].step(core)
+            moves.append(a)
         core.apply(a)
-    return core.winner
+    return moves if record else core.winner
 
 
 def test_beats_the_random_bot():
