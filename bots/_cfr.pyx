@@ -581,6 +581,24 @@ cdef class GameGraph:
     def slots(self):
         return self.g.n_slots
 
+    def arrays(self):
+        """Copies of the node and edge arrays as numpy arrays: ``kind`` (0
+        terminal, 1 chance, 2 decision), ``player``, ``first``, ``count``,
+        ``iset``, ``util``, ``child``, ``prob``, ``action``."""
+        g = self.g
+        n, e = g.n_nodes, g.n_edges
+        return {
+            "kind": np.asarray(<uint8_t[:n]>g.kind).copy() if n else np.zeros(0, np.uint8),
+            "player": np.asarray(<int8_t[:n]>g.player).copy() if n else np.zeros(0, np.int8),
+            "first": np.asarray(<int64_t[:n]>g.first).copy() if n else np.zeros(0, np.int64),
+            "count": np.asarray(<int32_t[:n]>g.count).copy() if n else np.zeros(0, np.int32),
+            "iset": np.asarray(<int32_t[:n]>g.iset).copy() if n else np.zeros(0, np.int32),
+            "util": np.asarray(<double[:n]>g.util).copy() if n else np.zeros(0),
+            "child": np.asarray(<int64_t[:e]>g.child).copy() if e else np.zeros(0, np.int64),
+            "prob": np.asarray(<double[:e]>g.prob).copy() if e else np.zeros(0),
+            "action": np.asarray(<int32_t[:e]>g.action).copy() if e else np.zeros(0, np.int32),
+        }
+
     def infosets_of(self, int player):
         """The number of information sets of ``player``."""
         cdef int32_t i

@@ -1,0 +1,219 @@
+"""Tabular CFR-style solvers and exact best response (bots.cfr, bots._cfr).
+
+Known values: kuhn_poker (value -1/18 for player 0) and leduc_poker from
+OpenSpiel's own documentation; OpenSpiel's ``CFRPlusSolver`` and
+``exploitability.nash_conv`` on the same registered games as references.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import best_response as os_best_response
+from open_spiel.python.algorithms import exploitability
+
+import solver  # noqa: F401  (registers wildhorn)
+from bots.cfr import (GameGraph, Solver, best_response, bot_policy, expected_value,
+                      game_graph, nash_conv, solve, win_probability)
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    game = pyspiel.load_game("kuhn_poker")
+    return game, game_graph(game)
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    game = pyspiel.load_game("leduc_poker")
+    return game, game_graph(game)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    game = pyspiel.load_game("wildhorn(variant=tiny)")
+    return game, game_graph(game)
+
+
+def random_policy(graph: GameGraph, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    policy = np.empty(graph.slots)
+    for i in range(graph.infosets):
+        first, n = graph.infoset_slots(i)
+        x = rng.random(n) ** 3          # uneven, some near zero
+        policy[first:first + n] = x / x.sum()
+    return policy
+
+
+def cpp_policy_slots(graph: GameGraph, cpp_policy) -> np.ndarray:
+    return graph.policy_from_callable(
+        lambda i: dict(cpp_policy.get_state_policy(graph.infoset_key(i))))
+
+
+# ---- known values -----------------------------------------------------------------
+
+def test_kuhn_cfr_plus_reaches_known_value(kuhn):
+    game, graph = kuhn
+    _, curve = solve(graph, "cfr+", iterations=10_000)
+    end = curve[-1]
+    assert end.iterations == 10_000
+    assert end.nash_conv < 1e-3
+    assert abs(end.value - (-1 / 18)) <= 0.002
+
+
+def test_leduc_cfr_plus_nash_conv(leduc):
+    game, graph = leduc
+    _, curve = solve(graph, "cfr+", iterations=2_000)
+    assert curve[-1].nash_conv < 0.01
+
+
+@pytest.mark.parametrize("name,iterations", [("kuhn_poker", 50), ("leduc_poker", 10)])
+def test_cfr_plus_iterates_equal_openspiel(name, iterations):
+    """Our CFR+ is OpenSpiel's CFRPlusSolver iterate for iterate."""
+    game = pyspiel.load_game(name)
+    graph = game_graph(game)
+    ours = Solver(graph, "cfr+").iterate(iterations)
+    theirs = pyspiel.CFRPlusSolver(game)
+    for _ in range(iterations):
+        theirs.evaluate_and_update_policy()
+    np.testing.assert_allclose(ours.average_policy(),
+                               cpp_policy_slots(graph, theirs.average_policy()), atol=1e-9)
+
+
+# ---- wildhorn tiny against OpenSpiel ---------------------------------------------------
+
+def test_tiny_graph_merges_transpositions_and_keeps_infosets(tiny):
+    game, graph = tiny
+    tree = GameGraph.from_pyspiel(game)
+    assert tree.nodes == 30_155                     # histories (results/variant-sizes.json)
+    assert graph.nodes < tree.nodes                 # transpositions merged
+    assert (graph.infosets_of(0), graph.infosets_of(1)) == (648, 1015)
+    assert sorted(graph.infoset_index()) == sorted(tree.infoset_index())
+    for seed in range(3):
+        policy = random_policy(graph, seed)
+        tab = graph.to_tabular_policy(game, policy)
+        same = tree.from_openspiel_policy(tab)
+        assert nash_conv(graph, policy) == pytest.approx(nash_conv(tree, same), abs=1e-12)
+        assert expected_value(graph, policy) == pytest.approx(expected_value(tree, same),
+                                                              abs=1e-12)
+
+
+@pytest.mark.parametrize("which", ["random0", "random1", "cfr+10"])
+def test_tiny_nash_conv_equals_openspiel(tiny, which):
+    game, graph = tiny
+    if which.startswith("random"):
+        policy = random_policy(graph, int(which[-1]))
+    else:
+        policy = Solver(graph, "cfr+").iterate(10).average_policy()
+    ours = nash_conv(graph, policy)
+    reference = exploitability.nash_conv(game, graph.to_tabular_policy(game, policy))
+    assert ours > 1e-4                       # a policy that can be exploited
+    assert abs(ours - reference) <= 1e-9
+
+
+def test_tiny_best_response_values_equal_openspiel(tiny):
+    game, graph = tiny
+    policy = random_policy(graph, 7)
+    tab = graph.to_tabular_policy(game, policy)
+    for player in (0, 1):
+        value, choices = best_response(graph, policy, player)
+        reference = os_best_response.BestResponsePolicy(game, player, tab)
+        assert value == pytest.approx(reference.value(game.new_initial_state()), abs=1e-12)
+        for i, action in list(choices.items())[:50]:
+            assert reference.best_response_action(graph.infoset_key(i)) == action
+
+
+def test_tiny_cfr_plus_matches_openspiel_solver_and_value(tiny):
+    """Same iterates as pyspiel.CFRPlusSolver on the registered game, and the
+    same equilibrium value: OpenSpiel's value after 40 iterations is within its
+    own NashConv of ours at convergence (an eps-equilibrium's value is within
+    eps of the game value)."""
+    game, graph = tiny
+    theirs = pyspiel.CFRPlusSolver(game)
+    for _ in range(40):
+        theirs.evaluate_and_update_policy()
+    their_policy = cpp_policy_slots(graph, theirs.average_policy())
+    ours40 = Solver(graph, "cfr+").iterate(40).average_policy()
+    np.testing.assert_allclose(ours40, their_policy, atol=1e-9)
+    _, curve = solve(graph, "cfr+", target=1e-5)
+    their_nc = nash_conv(graph, their_policy)
+    assert curve[-1].nash_conv <= 1e-5
+    assert abs(expected_value(graph, their_policy) - curve[-1].value) <= their_nc + 1e-5
+    # tiny is a German win at equilibrium (ties go to the German side)
+    assert win_probability(graph, Solver(graph, "cfr+").iterate(1000).average_policy()) \
+        == pytest.approx(0.0, abs=1e-4)
+
+
+def test_small_graph_and_cfr_plus():
+    game = pyspiel.load_game("wildhorn(variant=small)")
+    graph = game_graph(game)
+    assert (graph.infosets_of(0), graph.infosets_of(1)) == (48_916, 52_574)
+    _, curve = solve(graph, "cfr+", iterations=100)
+    assert curve[0].nash_conv > 0.1
+    assert curve[-1].nash_conv < 0.01
+    assert 0.55 < (curve[-1].value + 1) / 2 < 0.75
+
+
+# ---- sampling solvers ------------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm,iterations,bound", [
+    ("outcome", 100_000, 0.05), ("external", 20_000, 0.05), ("cfr", 5_000, 0.02)])
+def test_sampling_and_vanilla_solvers_converge_on_kuhn(kuhn, algorithm, iterations, bound):
+    _, graph = kuhn
+    start = nash_conv(graph, graph.uniform_policy())
+    _, curve = solve(graph, algorithm, iterations=iterations, seed=3)
+    assert curve[-1].nash_conv < bound < start
+    assert abs(curve[-1].value + 1 / 18) < 0.02
+
+
+@pytest.mark.parametrize("algorithm", ["outcome", "external"])
+def test_sampling_solvers_are_seeded(leduc, algorithm):
+    _, graph = leduc
+    a = Solver(graph, algorithm, seed=5).iterate(300).average_policy()
+    b = Solver(graph, algorithm, seed=5).iterate(300).average_policy()
+    c = Solver(graph, algorithm, seed=6).iterate(300).average_policy()
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_outcome_sampling_tracks_openspiel_on_leduc(leduc):
+    """Same algorithm, different random streams: NashConv within a factor of
+    two of OpenSpiel's OutcomeSamplingMCCFRSolver at the same iterations."""
+    game, graph = leduc
+    ours = nash_conv(graph, Solver(graph, "outcome", seed=1).iterate(20_000).average_policy())
+    theirs = pyspiel.OutcomeSamplingMCCFRSolver(game, 0.6, 1)
+    for _ in range(20_000):
+        theirs.run_iteration()
+    reference = 2 * pyspiel.exploitability(game, theirs.average_policy())
+    assert reference / 2 < ours < reference * 2
+
+
+# ---- bot policies and bad input ------------------------------------------------------------
+
+def test_bot_policy_asks_only_what_matters(tiny):
+    game, graph = tiny
+    target = Solver(graph, "cfr+").iterate(30).average_policy()
+
+    def policy_of(core, i):
+        first, n = graph.infoset_slots(i)
+        return dict(zip(graph.infoset_actions(i), target[first:first + n]))
+
+    policy, asked = bot_policy(graph, policy_of)
+    assert 0 < asked <= graph.infosets
+    assert nash_conv(graph, policy) == pytest.approx(nash_conv(graph, target), abs=1e-12)
+    with pytest.raises(ValueError, match="not a distribution"):
+        bot_policy(graph, lambda core, i: {999: 1.0})
+
+
+def test_bad_input_is_refused(kuhn):
+    _, graph = kuhn
+    with pytest.raises(ValueError, match="algorithm"):
+        Solver(graph, "cfr++")
+    with pytest.raises(ValueError, match="slot probabilities"):
+        nash_conv(graph, np.ones(3))
+    with pytest.raises(ValueError, match="two-player"):
+        GameGraph.from_pyspiel(pyspiel.load_game("kuhn_poker(players=3)"))
+    with pytest.raises(ValueError, match="more than"):
+        GameGraph.from_core(pyspiel.load_game("wildhorn(variant=tiny)").new_initial_state().core,
+                            max_nodes=100)
