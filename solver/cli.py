@@ -17,6 +17,7 @@ import argparse
 import json
 import random
 import sys
+from pathlib import Path
 
 from solver.errors import ParameterError, WildhornError
 
@@ -100,6 +101,15 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "search":
         data = bench.bench_search(repeats=args.repeats)
         out = args.out or "results/bench-search.json"
+    elif args.what == "cfr":
+        from solver import bench_cfr
+
+        budgets = tuple(int(b) for b in args.budgets.split(",")) if args.budgets \
+            else bench_cfr.DEFAULT_BUDGETS
+        log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
+        out = args.out or "results/cfr-tiny.json"
+        data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets,
+                                   plot=str(Path(out).with_suffix(".png")), log=log)
     else:
         data = bench.bench_variants()
         out = args.out or "results/variant-sizes.json"
@@ -181,12 +191,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_cmd_play)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
-    bench.add_argument("what", choices=("core", "search", "variants"),
+    bench.add_argument("what", choices=("core", "search", "variants", "cfr"),
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
-                            "variants: tree sizes")
+                            "variants: tree sizes; cfr: exact solving and exploitability "
+                            "(results/cfr-tiny.json and .png)")
+    bench.add_argument("--budgets", metavar="N,N,...",
+                       help="bench cfr: search iterations at which the online bots' "
+                            "exploitability is measured (default 10,30,100,300,1000)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
-                                     "results/bench-search.json or results/variant-sizes.json)")
+                                     "results/bench-search.json, results/variant-sizes.json or "
+                                     "results/cfr-tiny.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
 

@@ -217,3 +217,25 @@ def test_bad_input_is_refused(kuhn):
     with pytest.raises(ValueError, match="more than"):
         GameGraph.from_core(pyspiel.load_game("wildhorn(variant=tiny)").new_initial_state().core,
                             max_nodes=100)
+
+
+def test_bench_cfr_writes_figures_and_plot(tmp_path):
+    """The benchmark pipeline at a toy budget (the real run is
+    ``wildhorn-solve bench cfr --json``): every promised key, a PNG, and
+    OpenSpiel's CFR+ capped at one second (so its time may be missing)."""
+    from solver.bench_cfr import bench_cfr
+
+    png = tmp_path / "cfr.png"
+    out = bench_cfr(repeats=1, ref_repeats=1, ref_seconds=1.0, sampling_seconds=0.2,
+                    budgets=(10,), bots=("ismcts",), small_level=1e-2, plot=str(png),
+                    log=lambda msg: None)
+    for key in ("cfrplus_s_to_nashconv_1e3", "ref_openspiel_cfrplus_s_to_nashconv_1e3",
+                "tiny_value_polish", "small_value_polish"):
+        assert key in out
+    assert out["cfrplus_s_to_nashconv_1e3"] > 0
+    assert 0.55 < out["small_value_polish"] < 0.75
+    assert {r["variant"] for r in out["exploitability"]} == {"tiny", "small"}
+    assert set(out["curves"]) >= {"ours_cfr_plus", "ours_outcome_sampling",
+                                  "ours_external_sampling", "openspiel_cfr_plus",
+                                  "openspiel_outcome_sampling"}
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,268 @@
+"""``wildhorn-solve bench cfr``: exact solving and exploitability figures.
+
+Writes ``results/cfr-tiny.json`` and ``results/cfr-tiny.png`` (NashConv of the
+average policy against solver wall-clock seconds on ``wildhorn(variant=tiny)``):
+
+* our CFR+, outcome-sampling and external-sampling MCCFR (bots._cfr, on the
+  core's enumerated graph), and, in the same run, OpenSpiel's C++
+  ``pyspiel.CFRPlusSolver`` and ``pyspiel.OutcomeSamplingMCCFRSolver`` on the
+  same registered game (they call our Python game through pyspiel);
+  every policy is evaluated by our exact NashConv (equal to OpenSpiel's
+  ``exploitability.nash_conv``, tests/test_cfr.py), evaluation time excluded;
+* the seconds each CFR+ takes to reach NashConv 1e-3 (ours: median of
+  ``repeats`` runs; OpenSpiel's: median of ``ref_repeats``) and their ratio;
+* the equilibrium value (Polish win probability) of ``tiny`` and ``small``
+  from CFR+ run to a small NashConv, with that NashConv as its error bound;
+* the exploitability of the online bots: at every information set that
+  matters, the policy ISMCTS (and the online CFR bot, when installed) would
+  play with a budget of N iterations, evaluated by exact NashConv, on
+  ``tiny`` and ``small``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+import numpy as np
+import pyspiel
+
+import solver  # noqa: F401  (registers wildhorn)
+from bots.cfr import (GameGraph, Point, bot_policy, expected_value, first_below, game_graph,
+                      nash_conv, solve, win_probability)
+from solver.bench import _meta
+
+LEVEL = 1e-3
+DEFAULT_BUDGETS = (10, 30, 100, 300, 1000)
+
+
+def _cpp_slots(graph: GameGraph, cpp_policy, game=None) -> np.ndarray:
+    """Slot probabilities of an OpenSpiel C++ policy (a tabular policy by
+    key; otherwise asked at a state of each information set)."""
+    if isinstance(cpp_policy, pyspiel.TabularPolicy):
+        return graph.policy_from_callable(
+            lambda i: dict(cpp_policy.get_state_policy(graph.infoset_key(i))))
+    return graph.policy_from_callable(lambda i: dict(cpp_policy.action_probabilities(
+        game.state_from_core(graph.infoset_core(i)))))
+
+
+def _openspiel_curve(game, graph: GameGraph, make: Callable[[], Any], step: Callable[[Any], None],
+                     seconds: float, level: float | None, every: Callable[[int], int]) -> list[Point]:
+    """Runs an OpenSpiel solver for ``seconds`` of its own time (or until
+    NashConv <= level), evaluating its average policy with our exact NashConv
+    after ``every(iterations)`` more iterations."""
+    solver_ = make()
+    curve: list[Point] = []
+    spent, done = 0.0, 0
+    while spent < seconds:
+        todo = every(done)
+        t0 = time.perf_counter()
+        for _ in range(todo):
+            step(solver_)
+        spent += time.perf_counter() - t0
+        done += todo
+        policy = _cpp_slots(graph, solver_.average_policy(), game)
+        nc = nash_conv(graph, policy)
+        curve.append(Point(done, spent, nc, expected_value(graph, policy)))
+        if level is not None and nc <= level:
+            break
+    return curve
+
+
+def _curve_json(curve: list[Point]) -> list[dict[str, Any]]:
+    return [{"iterations": p.iterations, "seconds": round(p.seconds, 6),
+             "nash_conv": p.nash_conv, "value": p.value} for p in curve]
+
+
+def _seconds_to(curve: list[Point], level: float) -> float | None:
+    p = first_below(curve, level)
+    return None if p is None else p.seconds
+
+
+def _policy_function(spec: str, budget: int) -> Callable[[Any, int], dict[int, float]] | None:
+    """What the bot named ``spec`` would play at a core position with
+    ``budget`` iterations: ISMCTS plays its most visited action (one-hot);
+    a bot that samples from a mixed strategy (``samples_policy``) plays that
+    strategy.  None if the bot is not installed."""
+    from bots.base import BotSpecError, make_bot
+    try:
+        make_bot(f"{spec}:iterations={budget}", 0, 0)
+    except BotSpecError:
+        return None
+
+    def policy_of(core, index: int) -> dict[int, float]:
+        bot = make_bot(f"{spec}:iterations={budget}", core.current_player(), seed=index)
+        result = bot.analyse(core)
+        if getattr(bot, "samples_policy", False):
+            return {int(a): float(p) for a, p in result["policy"].items()}
+        return {int(result["action"]): 1.0}
+    return policy_of
+
+
+def exploitability_table(graphs: dict[str, GameGraph], bots: tuple[str, ...],
+                         budgets: tuple[int, ...], log: Callable[[str], None]) -> list[dict]:
+    rows = []
+    for variant, graph in graphs.items():
+        for spec in bots:
+            for budget in budgets:
+                fn = _policy_function(spec, budget)
+                if fn is None:
+                    continue
+                t0 = time.perf_counter()
+                policy, asked = bot_policy(graph, fn)
+                seconds = time.perf_counter() - t0
+                nc = nash_conv(graph, policy)
+                rows.append({"variant": variant, "bot": spec, "iterations": budget,
+                             "nash_conv": nc, "polish_win": win_probability(graph, policy),
+                             "infosets_asked": asked,
+                             "seconds_per_search": seconds / max(asked, 1)})
+                log(f"  {variant:5s} {spec:7s} {budget:6d} iterations: NashConv {nc:.4f} "
+                    f"({asked} information sets, {seconds:.1f} s)")
+    return rows
+
+
+def bench_cfr(repeats: int = 5, ref_repeats: int = 3, ref_seconds: float = 300.0,
+              sampling_seconds: float = 10.0, budgets: tuple[int, ...] = DEFAULT_BUDGETS,
+              bots: tuple[str, ...] = ("ismcts", "oos"), small_level: float = 1e-4,
+              plot: str | None = "results/cfr-tiny.png",
+              log: Callable[[str], None] = print) -> dict[str, Any]:
+    tiny_game = pyspiel.load_game("wildhorn(variant=tiny)")
+    small_game = pyspiel.load_game("wildhorn(variant=small)")
+    t0 = time.perf_counter()
+    tiny = game_graph(tiny_game)
+    tiny_build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    small = game_graph(small_game)
+    small_build = time.perf_counter() - t0
+    log(f"tiny: {tiny.nodes} nodes, {tiny.infosets} information sets ({tiny_build:.2f} s); "
+        f"small: {small.nodes} nodes, {small.infosets} ({small_build:.2f} s)")
+
+    # ours: CFR+ to 1e-3, repeated for a median; then the curves
+    ours_times = []
+    for _ in range(repeats):
+        _, c = solve(tiny, "cfr+", target=LEVEL, checkpoints=200)
+        ours_times.append(_seconds_to(c, LEVEL))
+    ours_s = statistics.median(ours_times)
+    log(f"our CFR+ to NashConv {LEVEL:g} on tiny: {ours_s * 1e3:.2f} ms (median of {repeats})")
+    curves: dict[str, list[Point]] = {}
+    _, curves["ours_cfr_plus"] = solve(tiny, "cfr+", target=1e-6, seconds=sampling_seconds)
+    _, curves["ours_outcome_sampling"] = solve(tiny, "outcome", seconds=sampling_seconds,
+                                               target=1e-6, first=10)
+    _, curves["ours_external_sampling"] = solve(tiny, "external", seconds=sampling_seconds,
+                                                target=1e-6, first=10)
+
+    # OpenSpiel's, on the registered game, same run
+    ref_times = []
+    for r in range(ref_repeats):
+        c = _openspiel_curve(tiny_game, tiny, lambda: pyspiel.CFRPlusSolver(tiny_game),
+                             lambda s: s.evaluate_and_update_policy(), ref_seconds, LEVEL,
+                             lambda done: 1)
+        ref_times.append(_seconds_to(c, LEVEL))
+        if r == 0:
+            curves["openspiel_cfr_plus"] = c
+        log(f"OpenSpiel CFR+ to NashConv {LEVEL:g}: "
+            f"{'not reached' if ref_times[-1] is None else f'{ref_times[-1]:.2f} s'} "
+            f"({c[-1].iterations} iterations)")
+    reached = [t for t in ref_times if t is not None]
+    ref_s = statistics.median(reached) if len(reached) == len(ref_times) else None
+    curves["openspiel_outcome_sampling"] = _openspiel_curve(
+        tiny_game, tiny, lambda: pyspiel.OutcomeSamplingMCCFRSolver(tiny_game, 0.6, 1),
+        lambda s: s.run_iteration(), sampling_seconds * 3, None,
+        lambda done: max(10, done // 4))
+
+    # equilibrium values
+    _, tiny_curve = solve(tiny, "cfr+", target=1e-6)
+    _, small_curve = solve(small, "cfr+", target=small_level, checkpoints=20)
+    tiny_value = (tiny_curve[-1].value + 1) / 2
+    small_value = (small_curve[-1].value + 1) / 2
+    log(f"tiny: Polish win probability {tiny_value:.6f} (NashConv {tiny_curve[-1].nash_conv:.1e})")
+    log(f"small: Polish win probability {small_value:.6f} "
+        f"(NashConv {small_curve[-1].nash_conv:.1e}, {small_curve[-1].iterations} iterations, "
+        f"{small_curve[-1].seconds:.1f} s)")
+
+    log("exploitability of the online bots (exact NashConv of the policy they would play):")
+    table = exploitability_table({"tiny": tiny, "small": small}, bots, budgets, log)
+
+    ratio = None if ref_s is None else ours_s / ref_s
+    out: dict[str, Any] = {
+        "cfrplus_s_to_nashconv_1e3": ours_s,
+        "ref_openspiel_cfrplus_s_to_nashconv_1e3": ref_s,
+        "ratio_ours_vs_openspiel_cfrplus": ratio,
+        "tiny_value_polish": tiny_value,
+        "tiny_value_nash_conv": tiny_curve[-1].nash_conv,
+        "small_value_polish": small_value,
+        "small_value_nash_conv": small_curve[-1].nash_conv,
+        "small_cfrplus_iterations": small_curve[-1].iterations,
+        "small_cfrplus_seconds": small_curve[-1].seconds,
+        "graphs": {"tiny": {"nodes": tiny.nodes, "edges": tiny.edges,
+                            "infosets": [tiny.infosets_of(0), tiny.infosets_of(1)],
+                            "build_seconds": tiny_build},
+                   "small": {"nodes": small.nodes, "edges": small.edges,
+                             "infosets": [small.infosets_of(0), small.infosets_of(1)],
+                             "build_seconds": small_build, "bytes": small.nbytes()}},
+        "our_cfrplus_runs_s": ours_times,
+        "openspiel_cfrplus_runs_s": ref_times,
+        "exploitability": table,
+        "curves": {name: _curve_json(c) for name, c in curves.items()},
+    }
+    out["targets"] = {
+        "cfrplus_at_most_1_50_of_openspiel": None if ratio is None else ratio <= 1 / 50,
+        "online_cfr_less_exploitable_than_ismcts_on_small": _less_exploitable(table),
+    }
+    out["notes"] = {
+        "method": f"wall-clock of the solver only (evaluation excluded); ours: median of "
+                  f"{repeats} runs, OpenSpiel CFR+: median of {ref_repeats}, cap "
+                  f"{ref_seconds:g} s each; NashConv by our exact best response",
+        "exploitability": "ISMCTS plays its most visited action; the online CFR bot plays "
+                          "its mixed strategy; policies are asked only at the information "
+                          "sets NashConv depends on (bots.cfr.bot_policy); equal budget = "
+                          "equal iterations per search",
+    }
+    out["meta"] = _meta()
+    if plot:
+        _plot(curves, plot)
+        out["plot"] = plot
+    return out
+
+
+def _less_exploitable(table: list[dict]) -> bool | None:
+    """True if, on small, the online CFR bot's NashConv is below ISMCTS's at
+    every budget both were measured at."""
+    small = {(r["bot"], r["iterations"]): r["nash_conv"] for r in table if r["variant"] == "small"}
+    budgets = sorted({b for (bot, b) in small if bot == "oos"} &
+                     {b for (bot, b) in small if bot == "ismcts"})
+    if not budgets:
+        return None
+    return all(small[("oos", b)] < small[("ismcts", b)] for b in budgets)
+
+
+def _plot(curves: dict[str, list[Point]], path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
+    labels = {"ours_cfr_plus": "ours: CFR+", "ours_outcome_sampling": "ours: outcome sampling",
+              "ours_external_sampling": "ours: external sampling",
+              "openspiel_cfr_plus": "OpenSpiel CFRPlusSolver",
+              "openspiel_outcome_sampling": "OpenSpiel OutcomeSamplingMCCFRSolver"}
+    for name, curve in curves.items():
+        pts = [(p.seconds, p.nash_conv) for p in curve if p.seconds > 0 and p.nash_conv > 0]
+        if pts:
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, marker=".", ms=3, lw=1.2, label=labels.get(name, name),
+                    ls="-" if name.startswith("ours") else "--")
+    ax.axhline(LEVEL, color="grey", lw=0.8, ls=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("solver wall-clock seconds")
+    ax.set_ylabel("NashConv of the average policy")
+    ax.set_title("wildhorn(variant=tiny): NashConv against time")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    from pathlib import Path
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
