@@ -65,26 +65,6 @@ cdef enum:
     N_DECISION = 2
 
 
-# ---- growable arrays ---------------------------------------------------------
-
-cdef int _reserve(void** p, int64_t* cap, int64_t need, size_t item) noexcept nogil:
-    """Grows ``*p`` (``*cap`` items of ``item`` bytes) to hold ``need`` items."""
-    cdef int64_t n = cap[0]
-    cdef void* q
-    if need <= n:
-        return 0
-    if n < 1024:
-        n = 1024
-    while n < need:
-        n *= 2
-    q = realloc(p[0], <size_t>n * item)
-    if q == NULL:
-        return -1
-    p[0] = q
-    cap[0] = n
-    return 0
-
-
 # ---- a 128-bit position hash and a table from it to node indices -------------
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -220,67 +200,68 @@ cdef void _graph_free(Graph* g) noexcept nogil:
     memset(g, 0, sizeof(Graph))
 
 
+# ---- growable arrays ---------------------------------------------------------
+
+cdef int64_t _capacity(int64_t cap, int64_t need) noexcept nogil:
+    """The capacity, doubled from ``cap`` (at least 1024), that holds ``need``."""
+    if cap < 1024:
+        cap = 1024
+    while cap < need:
+        cap *= 2
+    return cap
+
+
+cdef int _realloc(void** p, int64_t n, size_t item) noexcept nogil:
+    cdef void* q = realloc(p[0], <size_t>n * item)
+    if q == NULL:
+        return -1
+    p[0] = q
+    return 0
+
+
 cdef int _grow_nodes(Graph* g, int64_t need) noexcept nogil:
-    cdef int64_t cap
+    cdef int64_t n
     if need <= g.cap_nodes:
         return 0
-    cap = g.cap_nodes
-    if (_reserve(<void**>&g.kind, &cap, need, sizeof(uint8_t)) < 0):
+    n = _capacity(g.cap_nodes, need)
+    if (_realloc(<void**>&g.kind, n, sizeof(uint8_t)) < 0
+            or _realloc(<void**>&g.player, n, sizeof(int8_t)) < 0
+            or _realloc(<void**>&g.first, n, sizeof(int64_t)) < 0
+            or _realloc(<void**>&g.count, n, sizeof(int32_t)) < 0
+            or _realloc(<void**>&g.iset, n, sizeof(int32_t)) < 0
+            or _realloc(<void**>&g.util, n, sizeof(double)) < 0):
         return -1
-    cap = g.cap_nodes
-    if _reserve(<void**>&g.player, &cap, need, sizeof(int8_t)) < 0:
-        return -1
-    cap = g.cap_nodes
-    if _reserve(<void**>&g.first, &cap, need, sizeof(int64_t)) < 0:
-        return -1
-    cap = g.cap_nodes
-    if _reserve(<void**>&g.count, &cap, need, sizeof(int32_t)) < 0:
-        return -1
-    cap = g.cap_nodes
-    if _reserve(<void**>&g.iset, &cap, need, sizeof(int32_t)) < 0:
-        return -1
-    cap = g.cap_nodes
-    if _reserve(<void**>&g.util, &cap, need, sizeof(double)) < 0:
-        return -1
-    g.cap_nodes = cap
+    g.cap_nodes = n
     return 0
 
 
 cdef int _grow_edges(Graph* g, int64_t need) noexcept nogil:
-    cdef int64_t cap
+    cdef int64_t n
     if need <= g.cap_edges:
         return 0
-    cap = g.cap_edges
-    if _reserve(<void**>&g.child, &cap, need, sizeof(int64_t)) < 0:
+    n = _capacity(g.cap_edges, need)
+    if (_realloc(<void**>&g.child, n, sizeof(int64_t)) < 0
+            or _realloc(<void**>&g.prob, n, sizeof(double)) < 0
+            or _realloc(<void**>&g.action, n, sizeof(int32_t)) < 0):
         return -1
-    cap = g.cap_edges
-    if _reserve(<void**>&g.prob, &cap, need, sizeof(double)) < 0:
-        return -1
-    cap = g.cap_edges
-    if _reserve(<void**>&g.action, &cap, need, sizeof(int32_t)) < 0:
-        return -1
-    g.cap_edges = cap
+    g.cap_edges = n
     return 0
 
 
 cdef int _grow_sets(Graph* g, int64_t need_sets, int64_t need_slots) noexcept nogil:
-    cdef int64_t cap
+    cdef int64_t n
     if need_sets > g.cap_sets:
-        cap = g.cap_sets
-        if _reserve(<void**>&g.set_player, &cap, need_sets, sizeof(int8_t)) < 0:
+        n = _capacity(g.cap_sets, need_sets)
+        if (_realloc(<void**>&g.set_player, n, sizeof(int8_t)) < 0
+                or _realloc(<void**>&g.set_count, n, sizeof(int32_t)) < 0
+                or _realloc(<void**>&g.set_first, n, sizeof(int64_t)) < 0):
             return -1
-        cap = g.cap_sets
-        if _reserve(<void**>&g.set_count, &cap, need_sets, sizeof(int32_t)) < 0:
-            return -1
-        cap = g.cap_sets
-        if _reserve(<void**>&g.set_first, &cap, need_sets, sizeof(int64_t)) < 0:
-            return -1
-        g.cap_sets = cap
+        g.cap_sets = n
     if need_slots > g.cap_slots:
-        cap = g.cap_slots
-        if _reserve(<void**>&g.slot_action, &cap, need_slots, sizeof(int32_t)) < 0:
+        n = _capacity(g.cap_slots, need_slots)
+        if _realloc(<void**>&g.slot_action, n, sizeof(int32_t)) < 0:
             return -1
-        g.cap_slots = cap
+        g.cap_slots = n
     return 0
 
 
@@ -373,6 +354,17 @@ ctypedef struct Builder:
     int error                  # 0, or 1 out of memory, 2 too big, 3 inconsistent set
 
 
+cdef int _grow_reps(Builder* b, int64_t need) noexcept nogil:
+    cdef int64_t n
+    if need <= b.cap_reps:
+        return 0
+    n = _capacity(b.cap_reps, need)
+    if _realloc(<void**>&b.reps, n, sizeof(State)) < 0:
+        return -1
+    b.cap_reps = n
+    return 0
+
+
 cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
     cdef uint64_t h1, h2
     cdef int64_t v, found
@@ -412,7 +404,7 @@ cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
         else:
             iset = _add_set(b.g, p, n, acts)
             if iset < 0 or _table_put(&b.sets, h1, <uint64_t>p, iset) < 0 \
-                    or _reserve(<void**>&b.reps, &b.cap_reps, iset + 1, sizeof(State)) < 0:
+                    or _grow_reps(b, iset + 1) < 0:
                 b.error = 1
                 return -1
             b.reps[iset] = s[0]
