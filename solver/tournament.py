@@ -653,6 +653,9 @@ class LineProgress:
                       f"{_clock(elapsed)} elapsed, about {_clock(left)} left; score "
                       f"{score_text(self.bots, self.fmt, rows)}")
 
+    def note(self, text: str) -> None:
+        self.echo(text)
+
     def close(self) -> None:
         pass
 
@@ -685,6 +688,9 @@ class BarProgress:
         self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
         self.progress.update(self.task, completed=len(rows),
                              score=score_text(self.bots, self.fmt, rows), refresh=True)
+
+    def note(self, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         self.progress.stop()
@@ -755,6 +761,10 @@ class _RayBackend:
                 raise ParameterError(f"--backend ray: cannot start or reach Ray at "
                                      f"{address or 'local'}: {text}") from None
         self.remote = ray.remote(num_cpus=1)(play_game)
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        where = "a local instance" if self.owned and address in (None, "local") else \
+            f"the cluster at {address}" if self.owned else "the running Ray session"
+        self.description = f"Ray: {where} with {cpus} CPUs"
 
     def submit(self, task: GameTask) -> Any:
         return self.remote.remote(task)
@@ -869,6 +879,8 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
         by_id = {t.game: t for t in pending}
         window = max(2, 2 * jobs)
         runner = (_RayBackend if backend == "ray" else _LocalBackend)(jobs, address)
+        if backend == "ray":
+            progress.note(runner.description)
         progress.start(bots, fmt, len(tasks), rows)
         try:
             futures: dict[int, Any] = {}
