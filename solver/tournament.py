@@ -678,7 +678,7 @@ class BarProgress:
         self.progress = Progress(
             TextColumn("games"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(), TextColumn("left"),
-            TimeRemainingColumn(), TextColumn("{task.fields[score]}", markup=False),
+            TimeRemainingColumn(), TextColumn("score {task.fields[score]}", markup=False),
             console=self.console)
         self.progress.start()
         self.task = self.progress.add_task("games", total=total, completed=len(rows),
