@@ -102,31 +102,41 @@ class ISMCTSBot(Bot):
 class OpenSpielISMCTSBot(Bot):
     """OpenSpiel's own Python ISMCTS (``open_spiel.python.algorithms.ismcts``)
     on the pyspiel game, with a random rollout: the peer implementation our
-    bots are measured against.  Its budget is a number of simulations
-    (OpenSpiel's bot has no time budget).  Worlds are sampled through the
-    game's ``resample_from_infostate`` with this bot's seeded stream, so the
-    same seed gives the same decisions."""
+    bots are measured against.  Its budget is ``sims`` simulations per
+    decision (OpenSpiel's own budget; at least 2, since the first one only
+    expands the root) or ``time`` seconds per decision, for matches at equal
+    time per move: simulations run until the time is spent (at least 2).
+    Worlds are sampled through the game's ``resample_from_infostate`` with
+    this bot's seeded stream, so the same seed gives the same decisions
+    (with ``sims``)."""
 
     name = "openspiel-ismcts"
+    _timed = None      # the ISMCTSBot subclass, built on first use
 
-    def __init__(self, player: int, seed: int = 0, sims: int = 300, c: float = 1.4):
+    def __init__(self, player: int, seed: int = 0, sims: int | None = None,
+                 c: float = 1.4, time: float | None = None):
         super().__init__(player, seed)
         import numpy as np
 
+        if sims is not None and time is not None:
+            raise BotSpecError("openspiel-ismcts: give sims or time, not both")
         self._rng = random.Random(seed)
         self._np_rng = np.random.RandomState(seed % 2**32)
-        self._sims = sims
+        self._sims = 300 if sims is None and time is None else sims
+        self._time = time
         self._c = c
         self._bot = None
         self._game = None
+        self.last_simulations = 0
 
     def _engine(self, game: pyspiel.Game):
         if self._bot is None or self._game is not game:
-            from open_spiel.python.algorithms import ismcts, mcts
+            from open_spiel.python.algorithms import mcts
 
             evaluator = mcts.RandomRolloutEvaluator(1, self._np_rng)
-            self._bot = ismcts.ISMCTSBot(game, evaluator, self._c, self._sims,
-                                         random_state=self._np_rng)
+            self._bot = self._engine_class()(game, evaluator, self._c, self._sims or 0,
+                                              random_state=self._np_rng,
+                                              time_limit=self._time)
             self._bot.set_resampler(
                 lambda state, player: state.resample_from_infostate(player, self._rng.random))
             self._game = game
@@ -140,13 +150,64 @@ class OpenSpielISMCTSBot(Bot):
         legal = state.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        action = int(self._engine(state.get_game()).step(state))
+        engine = self._engine(state.get_game())
+        action = int(engine.step(state))
+        self.last_simulations = engine.simulations
         return {"action": action, "policy": {action: 1.0}, "value": None}
+
+    @classmethod
+    def _engine_class(cls):
+        """OpenSpiel's ISMCTSBot with an optional time budget: ``run_search``
+        repeats OpenSpiel's own simulation step (sample a world, run one
+        simulation) until ``time_limit`` seconds have passed, at least twice;
+        without a time limit it is OpenSpiel's search unchanged.  ``clock`` is
+        the time source (replaceable in tests).  Built on first use so that
+        importing bots does not import OpenSpiel's Python algorithms."""
+        if cls._timed is None:
+            import time as _time
+
+            from open_spiel.python.algorithms import ismcts
+
+            class TimedISMCTSBot(ismcts.ISMCTSBot):
+                def __init__(self, *args, time_limit: float | None = None, **kwargs):
+                    super().__init__(*args, **kwargs)
+                    self.time_limit = time_limit
+                    self.clock = _time.perf_counter
+                    self.simulations = 0
+
+                def run_search(self, state):
+                    if self.time_limit is None:
+                        self.simulations = self._max_simulations
+                        return super().run_search(state)
+                    # OpenSpiel's run_search with the loop bounded by time instead
+                    # of by count (same reset, root, sampling and final policy).
+                    deadline = self.clock() + self.time_limit
+                    self.reset()
+                    legal_actions = state.legal_actions()
+                    if len(legal_actions) == 1:
+                        self.simulations = 0
+                        return [(legal_actions[0], 1.0)]
+                    self._root_node = self.create_new_node(state)
+                    root_key = self.get_state_key(state)
+                    count = 0
+                    while count < 2 or self.clock() < deadline:
+                        sampled = self.sample_root_state(state)
+                        assert root_key == self.get_state_key(sampled)
+                        self.run_simulation(sampled)
+                        count += 1
+                    self.simulations = count
+                    if self._allow_inconsistent_action_sets:
+                        node = self.filter_illegals(self._root_node, legal_actions)
+                        return self.get_final_policy(state, node)
+                    return self.get_final_policy(state, self._root_node)
+
+            cls._timed = TimedISMCTSBot
+        return cls._timed
 
 
 _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
-    "openspiel-ismcts": {"sims": int, "c": float},
+    "openspiel-ismcts": {"sims": int, "time": float, "c": float},
     "random": {},
     "heuristic": {},
 }
@@ -170,9 +231,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise BotSpecError(f"bot spec {spec!r}: {key} expects "
                                f"{_OPTIONS[name][key].__name__}, got {value!r}") from None
     if name == "openspiel-ismcts":
-        for key in ("sims", "c"):
+        for key in ("time", "c"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
+        if "sims" in options and options["sims"] < 2:
+            raise BotSpecError(f"bot spec {spec!r}: sims must be at least 2 (the first "
+                               f"simulation only expands the root)")
+        if "sims" in options and "time" in options:
+            raise BotSpecError(f"bot spec {spec!r}: give sims or time, not both")
     if name == "ismcts":
         if options.get("rollout", "informed") not in ("informed", "random"):
             raise BotSpecError(f"bot spec {spec!r}: rollout is informed or random")

@@ -124,13 +124,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from solver.tournament import run
+    from solver.tournament import progress_for, run
 
     specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
     specs += [s.strip() for s in args.bot or [] if s.strip()]
     summary = run(specs, fmt=args.format, games=args.games, jobs=args.jobs, seed=args.seed,
-                  out=args.out, sprt_text=args.sprt,
-                  echo=lambda line: print(line, flush=True))
+                  out=args.out, sprt_text=args.sprt, progress=progress_for(sys.stdout),
+                  backend=args.backend, address=args.address)
     print(f"{summary['games']} games; standings in {args.out}/standings.md")
     return 0
 
@@ -210,16 +210,29 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play paired games between bots (each deal twice, sides swapped, same "
                     "chance seed) and rate them. Bot specs contain commas, so separate them "
                     "with ';' in --bots or repeat --bot. Repeating the command with the same "
-                    "--out continues an interrupted tournament.")
+                    "--out continues an interrupted tournament. The folder gets games.csv, "
+                    "values.csv, summary.json, standings.md, ratings.png and calibration.png.")
     tour.add_argument("--bots", metavar="SPEC;SPEC...",
                       help="bot specs separated by ';', e.g. \"ismcts:time=1,c=1.4;heuristic\"")
     tour.add_argument("--bot", action="append", metavar="SPEC",
                       help="one bot spec (repeatable; added after --bots)")
-    tour.add_argument("--format", choices=("round-robin", "gauntlet"), default="round-robin",
-                      help="round-robin (every pair) or gauntlet (first bot vs each other)")
+    tour.add_argument("--format", choices=("round-robin", "gauntlet", "self-play"),
+                      default="round-robin",
+                      help="round-robin (every pair), gauntlet (first bot vs each other) or "
+                           "self-play (one bot on both sides, a new deal every game)")
     tour.add_argument("--games", type=int, required=True,
-                      help="games per pairing (even: each deal is played twice)")
-    tour.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+                      help="games per pairing (even: each deal is played twice; any number "
+                           "for self-play)")
+    tour.add_argument("--jobs", type=int, default=1,
+                      help="worker processes, or with --backend ray games in flight (and the "
+                           "CPUs of a local Ray instance) (default 1)")
+    tour.add_argument("--backend", choices=("local", "ray"), default="local",
+                      help="local processes (default) or Ray tasks (pip install "
+                           "'wildhorn-solve[ray]'); the results are the same")
+    tour.add_argument("--address", metavar="ADDR",
+                      help="with --backend ray: 'local' (default: start a local instance), "
+                           "'auto' or HOST:PORT / ray://HOST:PORT of a cluster whose nodes "
+                           "have wildhorn-solve installed")
     tour.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     tour.add_argument("--out", default="tournament",
                       help="output folder (default ./tournament)")

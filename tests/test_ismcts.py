@@ -108,7 +108,7 @@ def test_specs_play_a_game(spec):
 
 @pytest.mark.parametrize("spec", ["alphazero", "ismcts:time=x", "ismcts:depth=3",
                                   "ismcts:rollout=smart", "ismcts:iterations=0", "random:c=1",
-                                  "openspiel-ismcts:time=1", "openspiel-ismcts:sims=0"])
+                                  "openspiel-ismcts:time=0", "openspiel-ismcts:sims=0"])
 def test_bad_specs(spec):
     with pytest.raises(BotSpecError) as info:
         parse_spec(spec)

@@ -1,0 +1,44 @@
+"""--backend ray: the same tournament on a local Ray instance gives the same
+games.csv and values.csv as the local process pool (apart from timing).
+
+ray comes with README's test command (it is in the ``test`` extra); one
+small tournament keeps the Ray start-up (a few seconds) the main cost."""
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[test]' (or "
+                                  "'.[ray]') brings it; the Ray backend cannot be tested")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def table(path, drop=("seconds_per_move_polish", "seconds_per_move_german")):
+    with open(path, newline="") as f:
+        return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(f)]
+
+
+def test_ray_backend_gives_the_local_results(tmp_path):
+    args = ["--bots", "random;heuristic;ismcts:iterations=5", "--games", "2", "--seed", "11",
+            "--jobs", "2"]
+    local, ray = tmp_path / "local", tmp_path / "ray"
+    r = cli(*args, "--out", str(local))
+    assert r.returncode == 0, r.stderr
+    r = cli(*args, "--out", str(ray), "--backend", "ray", "--address", "local")
+    assert r.returncode == 0, r.stderr
+    assert "Ray: a local instance with 2 CPUs" in r.stdout
+    assert r.stdout.count("Finished game") == 6
+    assert "Finished game 1 (random vs heuristic, random Polish): " in r.stdout
+    games = table(ray / "games.csv")
+    assert [int(g["game"]) for g in games] == list(range(1, 7))
+    assert games == table(local / "games.csv")
+    values = table(ray / "values.csv")
+    assert values and values == table(local / "values.csv")
