@@ -31,6 +31,8 @@ extensions = [
               extra_compile_args=cflags),
     Extension("bots._ismcts", ["bots/_ismcts.pyx"], define_macros=macros,
               extra_compile_args=cflags),
+    Extension("bots._oos", ["bots/_oos.pyx"], define_macros=macros,
+              extra_compile_args=cflags),
 ]
 
 setup(
