@@ -23,6 +23,7 @@ Spec strings (the one place they are documented)::
         threshold=X   drop root actions below this average probability (default 0)
         weighting=W   uniform (default) or linear averaging over iterations
         regret=R      rm (default, regret matching) or rm+ (regret matching+)
+        baseline=B    mean (default, VR-MCCFR baselines) or none
     openspiel-ismcts[:sims=N,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
                     external baseline (default 300 simulations, c 1.4; it has

@@ -26,13 +26,19 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
   there the playout policy of ``bots._ismcts`` (``rollout=informed`` or
   ``random``) finishes the game, and its result is the frontier value, as in
   ``oos.cc``.  Past the node cap (``nodes=``) no node is added.
-* Going back up, the sampled utility u (+1/-1 for i) becomes the estimate
-  ``v(h) = sigma(a)/s(a) * v(ha)`` at i's nodes (s the sampling probability)
-  and passes unchanged through on-policy nodes and chance.  At i's nodes the
-  regrets grow by ``(v(ha)/s(a) - v(h)) / q_i(h)`` for the sampled action a
-  and by ``-v(h) / q_i(h)`` for the others.  At the other player's nodes the
-  average strategy grows by ``w_t * sigma / q_i(h)`` (stochastically
-  weighted averaging), w_t = 1 (``weighting=uniform``) or t (``linear``).
+* Going back up, the sampled utility (+1/-1 for i) is corrected with
+  baselines, as in VR-MCCFR (Schmid, Burch, Lanctot, Moravcik, Kadlec and
+  Bowling, AAAI 2019): every edge keeps b(a), a running mean of the values
+  sampled after it (``baseline=mean``; ``none``: b = 0, plain outcome
+  sampling).  At a tree node with sampled action a*, sampling probability
+  s(a*) and child estimate v, the estimate of each action's value is
+  ``u(a) = b(a) + [a = a*] (v - b(a)) / s(a*)`` and of the node's
+  ``v(h) = sum_a sigma(a) u(a)``, which is passed up (unbiased whatever b;
+  chance passes v unchanged).  At i's nodes the regrets grow by
+  ``(u(a) - v(h)) / q_i(h)``, so every action learns something from every
+  visit.  At the other player's nodes the average strategy grows by
+  ``w_t * sigma / q_i(h)`` (stochastically weighted averaging), w_t = 1
+  (``weighting=uniform``) or t (``linear``).
 
 The recommended mixed strategy is the root's average strategy, with the
 actions below ``threshold`` dropped (purification of sampling noise) and the
@@ -79,6 +85,7 @@ ctypedef struct Edge:
     uint32_t visits            # iterations that sampled it here
     double regret              # cumulative regret (importance-weighted)
     double avg                 # cumulative strategy (unnormalised average strategy)
+    double baseline            # running mean of the value after it, for the node's player
 
 
 ctypedef struct Node:
@@ -99,6 +106,7 @@ ctypedef struct Step:
 
 cdef enum:
     PATH_CAP = 4096            # tree depth of one iteration at most
+    BASELINE_SPAN = 1000       # a baseline averages about this many recent samples at most
 
 
 cdef class OOS:
@@ -109,8 +117,9 @@ cdef class OOS:
     playouts past the tree; ``threshold``: root actions of smaller average
     probability are dropped from the recommended strategy; ``weighting``:
     "uniform" or "linear" (iteration t weighs t) averaging; ``regret``: "rm"
-    or "rm+"; ``seed``: the searcher's random stream (same seed and
-    iteration budget, same result).
+    or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``seed``:
+    the searcher's random stream (same seed and iteration budget, same
+    result).
     """
     cdef Node* nodes
     cdef Edge* edges
@@ -122,6 +131,7 @@ cdef class OOS:
     cdef readonly int rollout
     cdef readonly bint linear
     cdef readonly bint plus
+    cdef readonly bint use_baseline
     cdef Rng rng
     cdef long long done            # iterations of the current search
     cdef double vw, vwu, vw2       # value estimator: sums of weight, weight * win, weight^2
@@ -137,7 +147,8 @@ cdef class OOS:
         self.table.index = NULL
 
     def __init__(self, double epsilon=0.6, int max_nodes=1_000_000, str rollout="informed",
-                 double threshold=0.0, str weighting="uniform", str regret="rm", seed=0):
+                 double threshold=0.0, str weighting="uniform", str regret="rm",
+                 str baseline="mean", seed=0):
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_nodes < 1:
@@ -150,6 +161,9 @@ cdef class OOS:
             raise ValueError(f"weighting: expected uniform or linear, got {weighting!r}")
         if regret not in ("rm", "rm+"):
             raise ValueError(f"regret: expected rm or rm+, got {regret!r}")
+        if baseline not in ("mean", "none"):
+            raise ValueError(f"baseline: expected mean or none, got {baseline!r}")
+        self.use_baseline = baseline == "mean"
         self.epsilon = epsilon
         self.max_nodes = max_nodes
         self.threshold = threshold
@@ -195,7 +209,8 @@ cdef class OOS:
         self.n_nodes += 1
         self.nodes[i] = Node(key=key, first=self.n_edges, count=n, visits=0, player=player)
         for k in range(n):
-            self.edges[self.n_edges + k] = Edge(action=acts[k], visits=0, regret=0.0, avg=0.0)
+            self.edges[self.n_edges + k] = Edge(action=acts[k], visits=0, regret=0.0, avg=0.0,
+                                                baseline=0.0)
         self.n_edges += n
         return i
 
@@ -239,7 +254,8 @@ cdef class OOS:
         cdef Node* nd
         cdef Edge* e
         cdef bint expanded = False
-        cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w
+        cdef double u[NUM_ACTIONS]
+        cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
         resample(c, &s, searcher, &self.rng)
         if not is_chance(&s) and not is_terminal(&s):
             n = legal_actions(c, &s, buf)
@@ -296,21 +312,30 @@ cdef class OOS:
             depth += 1
             n = apply_action_n(c, &s, self.edges[nd.first + pick].action, buf)
         winner = playout(c, &s, buf, n, self.rollout, &self.rng)
-        # regrets of the update player's nodes, bottom up
+        # bottom up: baseline-corrected values, regrets of the update player
         v = 1.0 if winner == update else -1.0
         for d in range(depth - 1, -1, -1):
             nd = &self.nodes[self.path[d].node]
-            if nd.player != update:
-                continue  # on-policy: v passes through unchanged
-            v_h = self.path[d].sigma / self.path[d].sample * v
-            w = 1.0 / self.path[d].reach
+            e = &self.edges[nd.first]
+            pick = self.path[d].edge - nd.first
+            sign = 1.0 if nd.player == update else -1.0
+            self._strategy(self.path[d].node, sigma)
+            # u[k]: the estimate of the value after action k for the update
+            # player, the baseline plus the importance-weighted sampled error
+            v_h = 0.0
             for k in range(nd.count):
-                e = &self.edges[nd.first + k]
-                e.regret -= w * v_h
-                if nd.first + k == self.path[d].edge:
-                    e.regret += w * v / self.path[d].sample
-                if self.plus and e.regret < 0.0:
-                    e.regret = 0.0
+                u[k] = sign * e[k].baseline if self.use_baseline else 0.0
+                if k == pick:
+                    u[k] += (v - u[k]) / self.path[d].sample
+                v_h += sigma[k] * u[k]
+            if nd.player == update:
+                w = 1.0 / self.path[d].reach
+                for k in range(nd.count):
+                    e[k].regret += w * (u[k] - v_h)
+                    if self.plus and e[k].regret < 0.0:
+                        e[k].regret = 0.0
+            e[pick].baseline += (sign * v - e[pick].baseline) / (
+                e[pick].visits if e[pick].visits < BASELINE_SPAN else BASELINE_SPAN)
             v = v_h
         # the value estimator (see the module docstring)
         x = 1.0 if winner == searcher else 0.0

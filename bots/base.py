@@ -116,7 +116,7 @@ class OOSBot(Bot):
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, epsilon: float = 0.6, nodes: int = 1_000_000,
                  rollout: str = "informed", threshold: float = 0.0,
-                 weighting: str = "uniform", regret: str = "rm"):
+                 weighting: str = "uniform", regret: str = "rm", baseline: str = "mean"):
         super().__init__(player, seed)
         from bots._oos import OOS
         if iterations is None and time is None:
@@ -124,7 +124,8 @@ class OOSBot(Bot):
         self.time = time or 0.0
         self.iterations = iterations or 0
         self.options = {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
-                        "threshold": threshold, "weighting": weighting, "regret": regret}
+                        "threshold": threshold, "weighting": weighting, "regret": regret,
+                        "baseline": baseline}
         self.search_engine = OOS(seed=seed, **self.options)
         self._rng = random.Random(seed)
         self.last_stats: dict[str, Any] | None = None
@@ -198,7 +199,7 @@ class OpenSpielISMCTSBot(Bot):
 _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
     "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
-            "threshold": float, "weighting": str, "regret": str},
+            "threshold": float, "weighting": str, "regret": str, "baseline": str},
     "openspiel-ismcts": {"sims": int, "c": float},
     "random": {},
     "heuristic": {},
@@ -234,7 +235,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
     if name == "oos":
         for key, allowed in (("rollout", ("informed", "random")),
-                             ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+"))):
+                             ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),
+                             ("baseline", ("mean", "none"))):
             if key in options and options[key] not in allowed:
                 raise BotSpecError(f"bot spec {spec!r}: {key} is {' or '.join(allowed)}")
         for key in ("time", "iterations", "nodes"):

@@ -53,7 +53,8 @@ POSITIONS = [("full", 0), ("full", 12), ("small", 0), ("small", 3), ("tiny", 0),
 
 @pytest.mark.parametrize("variant,moves", POSITIONS)
 @pytest.mark.parametrize("options", [{}, {"weighting": "linear", "regret": "rm+",
-                                          "threshold": 0.1, "rollout": "random"}])
+                                          "threshold": 0.1, "rollout": "random"},
+                                     {"baseline": "none", "epsilon": 0.2}])
 def test_result_is_a_strategy_and_a_value(variant, moves, options):
     core = first_decision(variant, seed=5, moves=moves)
     stats = OOS(seed=1, **options).search(core, iterations=500)
@@ -102,7 +103,7 @@ def test_search_refuses_chance_nodes_and_bad_arguments():
     with pytest.raises(ValueError):
         OOS().search(first_decision("tiny"))
     for kw in ({"epsilon": 0.0}, {"max_nodes": 0}, {"rollout": "smart"}, {"threshold": 1.0},
-               {"weighting": "cubic"}, {"regret": "cfr"}):
+               {"weighting": "cubic"}, {"regret": "cfr"}, {"baseline": "zero"}):
         with pytest.raises(ValueError):
             OOS(**kw)
 
@@ -190,7 +191,7 @@ def test_tiny_converges_to_the_exact_equilibrium():
 
 
 @pytest.mark.parametrize("spec", ["oos:iterations=200", "oos:time=0.05,epsilon=0.3,threshold=0.1",
-                                  "oos:iterations=100,weighting=linear,regret=rm+,rollout=random"])
+                                  "oos:iterations=100,weighting=linear,regret=rm+,rollout=random,baseline=none"])
 def test_specs_play_a_game(spec):
     game = pyspiel.load_game("wildhorn(variant=small)")
     bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
@@ -200,7 +201,7 @@ def test_specs_play_a_game(spec):
 
 @pytest.mark.parametrize("spec", ["oos:time=x", "oos:c=1", "oos:rollout=smart", "oos:iterations=0",
                                   "oos:epsilon=0", "oos:epsilon=1.5", "oos:threshold=1",
-                                  "oos:weighting=cubic", "oos:regret=cfr", "oos:nodes=-1",
+                                  "oos:weighting=cubic", "oos:regret=cfr", "oos:baseline=zero", "oos:nodes=-1",
                                   "oos:time=nan"])
 def test_bad_specs(spec):
     with pytest.raises(BotSpecError) as info:
