@@ -11,7 +11,10 @@ Spec strings (the one place they are documented)::
         time=S        seconds per decision (default 1.0 when no iterations)
         iterations=N  iterations per decision (deterministic for a seed)
         c=X           UCB exploration constant (default 1.4)
-        rollout=R     informed (default) or random playouts
+        rollout=R     playout policy: informed (default), random, heuristic
+                      (the heuristic bot's rules in C, bots._policy, at 90%
+                      of the decisions, informed at the rest) or
+                      heuristic-pure (the heuristic's rules only)
         nodes=N       node cap bounding memory (default 1000000)
     oos[:key=value,...]         online outcome-sampling MCCFR (bots._oos): a
                                 mixed strategy, played by sampling it

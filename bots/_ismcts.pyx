@@ -26,6 +26,7 @@ from bots._keytable cimport (
     KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
     table_insert,
 )
+from bots._policy cimport heuristic_action
 from solver._core cimport (
     A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_NUMBER,
     A_PASS, A_PLACE, A_PLAY, A_REDRAW, A_SEARCH, A_SELECT_ENEMY, A_SELECT_OWN,
@@ -105,6 +106,9 @@ cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil:
     return acts[n - 1]
 
 
+cdef double HEURISTIC_SHARE = 0.9  # rollout=heuristic: the rest of the decisions are informed
+
+
 cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
     """Finishes the game from s (``n`` options at s, written to buf, as
     ``apply_action_n`` returns them); returns the winner."""
@@ -114,10 +118,19 @@ cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r)
             a = sample_chance(c, s, r)
         elif policy == ROLLOUT_INFORMED:
             a = informed_action(buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC_PURE or (
+                policy == ROLLOUT_HEURISTIC and rng_unit(r) < HEURISTIC_SHARE):
+            a = heuristic_action(c, s, buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC:
+            a = informed_action(buf, n, r)
         else:
             a = buf[rng_below(r, n)]
         n = apply_action_n(c, s, a, buf)
     return s.winner
+
+
+_ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
+             "heuristic": ROLLOUT_HEURISTIC, "heuristic-pure": ROLLOUT_HEURISTIC_PURE}
 
 
 # ---- the search ----------------------------------------------------------------
@@ -127,8 +140,10 @@ cdef class ISMCTS:
 
     ``uct_c``: exploration constant; ``max_nodes``: the node cap that bounds
     memory (past it, iterations run playouts from the frontier without adding
-    nodes); ``rollout``: "informed" or "random"; ``seed``: the searcher's
-    random stream (same seed and iteration budget, same result).
+    nodes); ``rollout``: "informed", "random", "heuristic" (the heuristic
+    bot's rules, bots._policy, at 90% of the playout decisions, informed at
+    the rest) or "heuristic-pure"; ``seed``: the searcher's random stream
+    (same seed and iteration budget, same result).
     """
     cdef Node* nodes
     cdef Edge* edges
@@ -151,11 +166,11 @@ cdef class ISMCTS:
                  seed=0):
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        if rollout not in ("informed", "random"):
-            raise ValueError(f"rollout: expected informed or random, got {rollout!r}")
+        if rollout not in _ROLLOUTS:
+            raise ValueError(f"rollout: expected one of {', '.join(_ROLLOUTS)}, got {rollout!r}")
         self.uct_c = uct_c
         self.max_nodes = max_nodes
-        self.rollout = ROLLOUT_INFORMED if rollout == "informed" else ROLLOUT_RANDOM
+        self.rollout = _ROLLOUTS[rollout]
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         self._alloc(1024, 16384)
 

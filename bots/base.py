@@ -196,6 +196,8 @@ class OpenSpielISMCTSBot(Bot):
         return {"action": action, "policy": {action: 1.0}, "value": None}
 
 
+ISMCTS_ROLLOUTS = ("informed", "random", "heuristic", "heuristic-pure")
+
 _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
     "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
@@ -228,8 +230,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
     if name == "ismcts":
-        if options.get("rollout", "informed") not in ("informed", "random"):
-            raise BotSpecError(f"bot spec {spec!r}: rollout is informed or random")
+        if options.get("rollout", "informed") not in ISMCTS_ROLLOUTS:
+            raise BotSpecError(f"bot spec {spec!r}: rollout is {', '.join(ISMCTS_ROLLOUTS)}")
         for key in ("time", "iterations", "c", "nodes"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from bots._ismcts import ISMCTS
 from bots._policy import heuristic_choice, heuristic_tied
+from bots.base import BotSpecError, make_bot, parse_spec
 from bots.heuristic import HeuristicBot
 from solver._core import Core, CoreConfig
 from solver.cards import load_card_set
@@ -121,3 +123,28 @@ def test_needs_a_decision_node():
         heuristic_choice(core)
     with pytest.raises(ValueError):
         heuristic_tied(core)
+
+
+# ---- the playout option -------------------------------------------------------------
+
+@pytest.mark.parametrize("rollout", ["heuristic", "heuristic-pure"])
+def test_ismcts_heuristic_rollouts_are_deterministic_for_a_seed(rollout):
+    core = next(c for c, _ in _positions(1, seed=5) if c.phase == "actions")
+
+    def run(seed):
+        stats = ISMCTS(rollout=rollout, seed=seed).search(core, iterations=200)
+        return [(a["action"], a["visits"], a["value"]) for a in stats["actions"]]
+
+    assert run(1) == run(1)
+    assert sum(v for _, v, _ in run(1)) == 200
+
+
+def test_heuristic_rollout_spec():
+    assert parse_spec("ismcts:iterations=10,rollout=heuristic")[1]["rollout"] == "heuristic"
+    bot = make_bot("ismcts:iterations=30,rollout=heuristic-pure", 0, 1)
+    core = next(c for c, _ in _positions(1, seed=6) if c.phase == "actions")
+    assert bot.step(core) in core.legal_actions()
+    with pytest.raises(BotSpecError):
+        parse_spec("ismcts:rollout=heuristics")
+    with pytest.raises(ValueError):
+        ISMCTS(rollout="smart")
