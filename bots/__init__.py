@@ -11,15 +11,29 @@ Spec strings (the one place they are documented)::
         time=S        seconds per decision (default 1.0 when no iterations)
         iterations=N  iterations per decision (deterministic for a seed)
         c=X           UCB exploration constant (default 1.4)
-        rollout=R     informed (default) or random playouts
+        rollout=R     playout policy: informed (default), random, heuristic
+                      (the heuristic bot's rules in C, bots._policy, at 90%
+                      of the decisions, informed at the rest) or
+                      heuristic-pure (the heuristic's rules only)
         nodes=N       node cap bounding memory (default 1000000)
+    oos[:key=value,...]         online outcome-sampling MCCFR (bots._oos): a
+                                mixed strategy, played by sampling it
+        time=S        seconds per decision (default 1.0 when no iterations)
+        iterations=N  iterations per decision (deterministic for a seed)
+        epsilon=X     exploration at the updated player's nodes, in (0, 1] (default 0.6)
+        nodes=N       node cap bounding memory (default 1000000)
+        rollout=R     informed (default) or random playouts past the tree
+        threshold=X   drop root actions below this average probability (default 0)
+        weighting=W   uniform (default) or linear averaging over iterations
+        regret=R      rm (default, regret matching) or rm+ (regret matching+)
+        baseline=B    mean (default, VR-MCCFR baselines) or none
     openspiel-ismcts[:sims=N,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
                     external baseline (default 300 simulations, c 1.4; it has
                     no time budget)
 
-Every bot takes a seed: the same seed gives the same decisions (for ISMCTS,
-with an iteration budget).
+Every bot takes a seed: the same seed gives the same decisions (for ISMCTS
+and OOS, with an iteration budget).
 """
 
 from bots.base import Bot, BotSpecError, make_bot, parse_spec

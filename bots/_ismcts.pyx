@@ -19,9 +19,14 @@ Python objects.
 cimport cython
 from libc.math cimport log, sqrt
 from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.stdlib cimport free, malloc
 
+from bots._budget import run_budget, win_probabilities
+from bots._keytable cimport (
+    KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
+    table_insert,
+)
+from bots._policy cimport heuristic_action
 from solver._core cimport (
     A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_NUMBER,
     A_PASS, A_PLACE, A_PLAY, A_REDRAW, A_SEARCH, A_SELECT_ENEMY, A_SELECT_OWN,
@@ -30,11 +35,6 @@ from solver._core cimport (
     legal_actions, resample, rng_below, rng_next, rng_seed, rng_unit,
     sample_chance,
 )
-
-cdef enum:
-    ROLLOUT_RANDOM = 0
-    ROLLOUT_INFORMED = 1
-
 
 ctypedef struct Edge:
     int32_t action             # action id
@@ -106,6 +106,9 @@ cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil:
     return acts[n - 1]
 
 
+cdef double HEURISTIC_SHARE = 0.9  # rollout=heuristic: the rest of the decisions are informed
+
+
 cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
     """Finishes the game from s (``n`` options at s, written to buf, as
     ``apply_action_n`` returns them); returns the winner."""
@@ -115,10 +118,19 @@ cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r)
             a = sample_chance(c, s, r)
         elif policy == ROLLOUT_INFORMED:
             a = informed_action(buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC_PURE or (
+                policy == ROLLOUT_HEURISTIC and rng_unit(r) < HEURISTIC_SHARE):
+            a = heuristic_action(c, s, buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC:
+            a = informed_action(buf, n, r)
         else:
             a = buf[rng_below(r, n)]
         n = apply_action_n(c, s, a, buf)
     return s.winner
+
+
+_ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
+             "heuristic": ROLLOUT_HEURISTIC, "heuristic-pure": ROLLOUT_HEURISTIC_PURE}
 
 
 # ---- the search ----------------------------------------------------------------
@@ -128,57 +140,52 @@ cdef class ISMCTS:
 
     ``uct_c``: exploration constant; ``max_nodes``: the node cap that bounds
     memory (past it, iterations run playouts from the frontier without adding
-    nodes); ``rollout``: "informed" or "random"; ``seed``: the searcher's
-    random stream (same seed and iteration budget, same result).
+    nodes); ``rollout``: "informed", "random", "heuristic" (the heuristic
+    bot's rules, bots._policy, at 90% of the playout decisions, informed at
+    the rest) or "heuristic-pure"; ``seed``: the searcher's random stream
+    (same seed and iteration budget, same result).
     """
     cdef Node* nodes
     cdef Edge* edges
-    cdef int32_t* table            # open-addressing hash: slot -> node index or -1
-    cdef size_t table_cap
+    cdef KeyTable table            # information-state key -> node index
     cdef int32_t n_nodes, cap_nodes, n_edges, cap_edges
     cdef readonly int max_nodes
     cdef readonly double uct_c
     cdef readonly int rollout
     cdef Rng rng
     cdef readonly long long worlds
+    cdef long long wins            # iterations of the current search won by the searcher
 
     def __cinit__(self):
         self.nodes = NULL
         self.edges = NULL
-        self.table = NULL
+        self.table.keys = NULL
+        self.table.index = NULL
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="informed",
                  seed=0):
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        if rollout not in ("informed", "random"):
-            raise ValueError(f"rollout: expected informed or random, got {rollout!r}")
+        if rollout not in _ROLLOUTS:
+            raise ValueError(f"rollout: expected one of {', '.join(_ROLLOUTS)}, got {rollout!r}")
         self.uct_c = uct_c
         self.max_nodes = max_nodes
-        self.rollout = ROLLOUT_INFORMED if rollout == "informed" else ROLLOUT_RANDOM
+        self.rollout = _ROLLOUTS[rollout]
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         self._alloc(1024, 16384)
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.edges)
-        free(self.table)
+        table_free(&self.table)
 
     cdef void _alloc(self, int nodes, int edges):
-        free(self.nodes)
-        free(self.edges)
-        free(self.table)
         self.cap_nodes = nodes
         self.cap_edges = edges
         self.nodes = <Node*>malloc(nodes * sizeof(Node))
         self.edges = <Edge*>malloc(edges * sizeof(Edge))
-        self.table_cap = 2048
-        while self.table_cap < <size_t>nodes * 2:
-            self.table_cap *= 2
-        self.table = <int32_t*>malloc(self.table_cap * sizeof(int32_t))
-        if self.nodes == NULL or self.edges == NULL or self.table == NULL:
+        if self.nodes == NULL or self.edges == NULL or table_init(&self.table, 2048) < 0:
             raise MemoryError()
-        memset(self.table, 0xFF, self.table_cap * sizeof(int32_t))
         self.n_nodes = 0
         self.n_edges = 0
         self.worlds = 0
@@ -188,64 +195,20 @@ cdef class ISMCTS:
         self.n_nodes = 0
         self.n_edges = 0
         self.worlds = 0
-        memset(self.table, 0xFF, self.table_cap * sizeof(int32_t))
+        table_clear(&self.table)
 
     cdef int32_t _find(self, uint64_t key) noexcept nogil:
-        cdef size_t j = key & (self.table_cap - 1)
-        cdef int32_t i
-        while True:
-            i = self.table[j]
-            if i < 0:
-                return -1
-            if self.nodes[i].key == key:
-                return i
-            j = (j + 1) & (self.table_cap - 1)
-
-    cdef int _grow(self, int need_edges) noexcept nogil:
-        """Makes room for one more node with need_edges edges; -1 if memory fails."""
-        cdef Node* nn
-        cdef Edge* ne
-        cdef int32_t* nt
-        cdef size_t j, k, cap
-        cdef int32_t i
-        if self.n_nodes + 1 > self.cap_nodes:
-            nn = <Node*>realloc(self.nodes, self.cap_nodes * 2 * sizeof(Node))
-            if nn == NULL:
-                return -1
-            self.nodes = nn
-            self.cap_nodes *= 2
-        if self.n_edges + need_edges > self.cap_edges:
-            cap = self.cap_edges * 2
-            while cap < <size_t>(self.n_edges + need_edges):
-                cap *= 2
-            ne = <Edge*>realloc(self.edges, cap * sizeof(Edge))
-            if ne == NULL:
-                return -1
-            self.edges = ne
-            self.cap_edges = cap
-        if <size_t>(self.n_nodes + 1) * 2 > self.table_cap:
-            cap = self.table_cap * 2
-            nt = <int32_t*>malloc(cap * sizeof(int32_t))
-            if nt == NULL:
-                return -1
-            memset(nt, 0xFF, cap * sizeof(int32_t))
-            for i in range(self.n_nodes):
-                j = self.nodes[i].key & (cap - 1)
-                while nt[j] >= 0:
-                    j = (j + 1) & (cap - 1)
-                nt[j] = i
-            free(self.table)
-            self.table = nt
-            self.table_cap = cap
-        return 0
+        return table_find(&self.table, key)
 
     cdef int32_t _add(self, uint64_t key, int player, const int* acts, int n) noexcept nogil:
-        cdef size_t j
-        cdef int32_t i
+        """A new node for ``key`` with edges for ``acts``; -1 if memory fails."""
+        cdef int32_t i = self.n_nodes
         cdef int k
-        if self._grow(n) < 0:
+        if grow_array(<void**>&self.nodes, &self.cap_nodes, i + 1, sizeof(Node)) < 0 \
+                or grow_array(<void**>&self.edges, &self.cap_edges, self.n_edges + n,
+                              sizeof(Edge)) < 0 \
+                or table_insert(&self.table, key, i) < 0:
             return -1
-        i = self.n_nodes
         self.n_nodes += 1
         self.nodes[i].key = key
         self.nodes[i].first = self.n_edges
@@ -258,10 +221,6 @@ cdef class ISMCTS:
             self.edges[self.n_edges + k].avail = 0
             self.edges[self.n_edges + k].wins = 0.0
         self.n_edges += n
-        j = key & (self.table_cap - 1)
-        while self.table[j] >= 0:
-            j = (j + 1) & (self.table_cap - 1)
-        self.table[j] = i
         return i
 
     cdef int _select(self, int32_t node, const int* acts, int n) noexcept nogil:
@@ -356,39 +315,30 @@ cdef class ISMCTS:
         ``stats["value"]``: the win probability of each side with a 95%
         interval, from the recommended action's iterations.
         """
-        from time import perf_counter
+        if is_terminal(&root.s) or is_chance(&root.s):
+            raise ValueError("search needs a decision node")
+        self.reset()
+        self.wins = 0
+        done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
+        return self._stats(root, current_player(&root.s), done, self.wins, seconds)
+
+    def _run(self, Core root, long long n):
+        """``n`` iterations from ``root`` without the GIL; returns n."""
         cdef const Config* c = &root.config.c
-        cdef State s = root.s
-        cdef int searcher, winner
-        cdef long long done = 0, wins = 0, chunk
+        cdef int searcher = current_player(&root.s), winner = 0
+        cdef long long k
         cdef int32_t path_nodes[4096]
         cdef int32_t path_edges[4096]
-        if is_terminal(&s) or is_chance(&s):
-            raise ValueError("search needs a decision node")
-        if iterations <= 0 and time_limit <= 0.0:
-            raise ValueError("give iterations or time_limit")
-        searcher = current_player(&s)
-        self.reset()
-        t0 = perf_counter()
-        deadline = t0 + time_limit if time_limit > 0 else float("inf")
-        while True:
-            chunk = 64
-            if iterations > 0 and iterations - done < chunk:
-                chunk = iterations - done
-            with nogil:
-                for _ in range(chunk):
-                    winner = self._iterate(c, &s, searcher, path_nodes, path_edges, 4096)
-                    if winner == -2:
-                        break
-                    done += 1
-                    if winner == searcher:
-                        wins += 1
-            if winner == -2:
-                raise MemoryError("ISMCTS: out of memory")
-            if (iterations > 0 and done >= iterations) or perf_counter() >= deadline:
-                break
-        seconds = perf_counter() - t0
-        return self._stats(root, searcher, done, wins, seconds)
+        with nogil:
+            for k in range(n):
+                winner = self._iterate(c, &root.s, searcher, path_nodes, path_edges, 4096)
+                if winner == -2:
+                    break
+                if winner == searcher:
+                    self.wins += 1
+        if winner == -2:
+            raise MemoryError("ISMCTS: out of memory")
+        return n
 
     cdef dict _stats(self, Core root, int searcher, long long done, long long wins, double seconds):
         cdef int32_t node = self._find(info_hash(&root.config.c, &root.s, searcher))
@@ -415,19 +365,13 @@ cdef class ISMCTS:
             n = max(1, best["visits"])
         else:
             n = max(1, done)
-        half = 1.96 * sqrt(p * (1 - p) / n)
-        value = [0.0, 0.0]
-        ci = [[0.0, 0.0], [0.0, 0.0]]
-        value[searcher] = p
-        value[1 - searcher] = 1 - p
-        ci[searcher] = [max(0.0, p - half), min(1.0, p + half)]
-        ci[1 - searcher] = [max(0.0, 1 - p - half), min(1.0, 1 - p + half)]
+        value, ci = win_probabilities(searcher, p, n)
         return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
                 "root_mean": (<double>wins) / done if done else None,
                 "iterations": done, "worlds": self.worlds, "seconds": seconds,
                 "nodes": self.n_nodes, "edges": self.n_edges,
                 "memory_bytes": self.cap_nodes * sizeof(Node) + self.cap_edges * sizeof(Edge)
-                                + self.table_cap * sizeof(int32_t)}
+                                + table_bytes(&self.table)}
 
     def node_stats(self, Core state):
         """Statistics of the tree node of ``state``'s player to move, or None

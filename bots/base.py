@@ -1,4 +1,4 @@
-"""The bot interface, spec strings, and the random and ISMCTS bots."""
+"""The bot interface, spec strings, and the random, ISMCTS and OOS bots."""
 
 from __future__ import annotations
 
@@ -82,8 +82,14 @@ class ISMCTSBot(Bot):
             time = 1.0
         self.time = time or 0.0
         self.iterations = iterations or 0
-        self.search_engine = ISMCTS(uct_c=c, max_nodes=nodes, rollout=rollout, seed=seed)
+        self.options = {"uct_c": c, "max_nodes": nodes, "rollout": rollout}
+        self.search_engine = ISMCTS(seed=seed, **self.options)
         self.last_stats: dict[str, Any] | None = None
+
+    def new_engine(self, seed: int):
+        """A fresh searcher with this bot's options (for advise's responses)."""
+        from bots._ismcts import ISMCTS
+        return ISMCTS(seed=seed, **self.options)
 
     def analyse(self, state: Any) -> dict[str, Any]:
         core = _core_of(state)
@@ -97,6 +103,52 @@ class ISMCTSBot(Bot):
         return {"action": best["action"],
                 "policy": {a["action"]: a["frequency"] for a in stats["actions"]},
                 "value": stats["value"], "value_ci95": stats["value_ci95"], "stats": stats}
+
+
+class OOSBot(Bot):
+    """Online outcome-sampling MCCFR (see bots._oos) with a time or iteration
+    budget: a mixed-strategy bot.  It plays an action drawn from the
+    search's recommended mixed strategy with its own seeded stream, so the
+    same seed and iteration budget give the same decisions."""
+
+    name = "oos"
+
+    def __init__(self, player: int, seed: int = 0, time: float | None = None,
+                 iterations: int | None = None, epsilon: float = 0.6, nodes: int = 1_000_000,
+                 rollout: str = "informed", threshold: float = 0.0,
+                 weighting: str = "uniform", regret: str = "rm", baseline: str = "mean"):
+        super().__init__(player, seed)
+        from bots._oos import OOS
+        if iterations is None and time is None:
+            time = 1.0
+        self.time = time or 0.0
+        self.iterations = iterations or 0
+        self.options = {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
+                        "threshold": threshold, "weighting": weighting, "regret": regret,
+                        "baseline": baseline}
+        self.search_engine = OOS(seed=seed, **self.options)
+        self._rng = random.Random(seed)
+        self.last_stats: dict[str, Any] | None = None
+
+    def new_engine(self, seed: int):
+        """A fresh searcher with this bot's options (for advise's responses)."""
+        from bots._oos import OOS
+        return OOS(seed=seed, **self.options)
+
+    def analyse(self, state: Any) -> dict[str, Any]:
+        core = _core_of(state)
+        legal = core.legal_actions()
+        if len(legal) == 1:
+            return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
+        stats = self.search_engine.search(core, iterations=self.iterations,
+                                          time_limit=self.time)
+        self.last_stats = stats
+        policy = stats["strategy"]
+        actions = [a for a in policy if policy[a] > 0]
+        action = self._rng.choices(actions, [policy[a] for a in actions])[0]
+        best = max(stats["actions"], key=lambda a: (a["frequency"], a["value"]))["action"]
+        return {"action": action, "best": best, "policy": policy, "value": stats["value"],
+                "value_ci95": stats["value_ci95"], "stats": stats}
 
 
 class OpenSpielISMCTSBot(Bot):
@@ -205,8 +257,12 @@ class OpenSpielISMCTSBot(Bot):
         return cls._timed
 
 
+ISMCTS_ROLLOUTS = ("informed", "random", "heuristic", "heuristic-pure")
+
 _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
+    "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
+            "threshold": float, "weighting": str, "regret": str, "baseline": str},
     "openspiel-ismcts": {"sims": int, "time": float, "c": float},
     "random": {},
     "heuristic": {},
@@ -240,11 +296,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if "sims" in options and "time" in options:
             raise BotSpecError(f"bot spec {spec!r}: give sims or time, not both")
     if name == "ismcts":
-        if options.get("rollout", "informed") not in ("informed", "random"):
-            raise BotSpecError(f"bot spec {spec!r}: rollout is informed or random")
+        if options.get("rollout", "informed") not in ISMCTS_ROLLOUTS:
+            raise BotSpecError(f"bot spec {spec!r}: rollout is {', '.join(ISMCTS_ROLLOUTS)}")
         for key in ("time", "iterations", "c", "nodes"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
+    if name == "oos":
+        for key, allowed in (("rollout", ("informed", "random")),
+                             ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),
+                             ("baseline", ("mean", "none"))):
+            if key in options and options[key] not in allowed:
+                raise BotSpecError(f"bot spec {spec!r}: {key} is {' or '.join(allowed)}")
+        for key in ("time", "iterations", "nodes"):
+            if key in options and not options[key] > 0:
+                raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
+        if not 0 < options.get("epsilon", 0.6) <= 1:
+            raise BotSpecError(f"bot spec {spec!r}: epsilon must be in (0, 1]")
+        if not 0 <= options.get("threshold", 0.0) < 1:
+            raise BotSpecError(f"bot spec {spec!r}: threshold must be in [0, 1)")
     return name, options
 
 
@@ -258,4 +327,7 @@ def make_bot(spec: str, player: int, seed: int = 0) -> Bot:
         return HeuristicBot(player, seed)
     if name == "openspiel-ismcts":
         return OpenSpielISMCTSBot(player, seed, **options)
-    return ISMCTSBot(player, seed, **options)
+    return SEARCH_BOTS[name](player, seed, **options)
+
+
+SEARCH_BOTS = {"ismcts": ISMCTSBot, "oos": OOSBot}  # bots with a time or iteration budget

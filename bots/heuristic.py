@@ -386,6 +386,7 @@ class HeuristicBot(Bot):
         legal = core.legal_actions()
         if not legal:
             raise ValueError(f"no decision to take at a {core.phase} node")
+        self._tied: list[int] | None = None
         if len(legal) == 1:
             action = legal[0]
         else:
@@ -393,12 +394,16 @@ class HeuristicBot(Bot):
             handler = getattr(self, "_" + core.phase)
             action = handler(view, legal)
         assert action in legal, (core.phase, action, legal)
-        return {"action": action, "policy": {action: 1.0}, "value": None}
+        # "tied": every action the rules score best (the seeded stream chose
+        # "action" among them); one unless exact ties.
+        tied = sorted(self._tied) if self._tied else [action]
+        return {"action": action, "policy": {action: 1.0}, "value": None, "tied": tied}
 
     def _pick(self, scored: list[tuple[float, int]]) -> int:
         """The best-scored action; exact ties broken by the seeded stream."""
         top = max(s for s, _ in scored)
         best = [a for s, a in scored if s == top]
+        self._tied = best
         return best[0] if len(best) == 1 else self._rng.choice(best)
 
     # ---- the main step ------------------------------------------------------------

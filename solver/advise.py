@@ -15,7 +15,7 @@ import random
 from collections import Counter, defaultdict
 from typing import Any
 
-from bots.base import ISMCTSBot, make_bot, parse_spec
+from bots.base import SEARCH_BOTS, make_bot, parse_spec
 from solver._core import Core
 
 SIDES = ("polish", "german")
@@ -39,11 +39,13 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     if iterations is not None:
         options["iterations"] = iterations
         options.pop("time", None)
-    if name == "ismcts":
-        bot = ISMCTSBot(player, seed, **options)
+    if name in SEARCH_BOTS:
+        bot = SEARCH_BOTS[name](player, seed, **options)
     else:
         bot = make_bot(bot_spec, player, seed)
     result = bot.analyse(core)
+    # a mixed-strategy bot plays a sampled action; the advice names its most likely one
+    recommended = result.get("best", result["action"])
     name_of = lambda a: core.action_string(player, a)  # noqa: E731
     stats = result.get("stats") or {}
     rows = stats.get("actions") or [{"action": a, "frequency": p, "visits": None,
@@ -59,8 +61,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     out = {
         "to_move": SIDES[player],
         "phase": core.phase,
-        "recommended": name_of(result["action"]),
-        "recommended_id": result["action"],
+        "recommended": name_of(recommended),
+        "recommended_id": recommended,
         "actions": actions,
         "value": None if value is None else {SIDES[p]: round(value[p], 4) for p in (0, 1)},
         "value_ci95": None if ci is None else {SIDES[p]: [round(x, 4) for x in ci[p]]
@@ -70,28 +72,31 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
                   **{k: stats[k] for k in ("iterations", "worlds", "seconds", "nodes",
                                            "memory_bytes") if k in stats}},
     }
-    if isinstance(bot, ISMCTSBot):
+    if name in SEARCH_BOTS:
         budget = 0.4 * (bot.time or 0.0) or 0.3
-        out["responses"] = _responses(bot.search_engine, core, player, result["action"],
-                                      seed, budget)
+        out["responses"] = _responses(bot, core, player, recommended, seed, budget)
     return out
 
 
-def _responses(engine: Any, core: Core, player: int, action: int, seed: int,
+def _likeliest(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The row a search recommends: the highest frequency (ISMCTS: visits)."""
+    return max(rows, key=lambda e: e.get("frequency", e["visits"]))
+
+
+def _responses(bot: Any, core: Core, player: int, action: int, seed: int,
                budget: float, worlds: int = 8) -> list[dict[str, Any]]:
     """The opponent's replies inside the resolution of ``action`` and the
     recommended answer to each.
 
     In a few sampled worlds the action is applied (chance sampled, the
-    player's own intermediate choices taken from the main search ``engine``)
+    player's own intermediate choices taken from the bot's main search)
     up to the opponent's first decision inside its resolution; every reply seen there
     is a candidate, weighted by the number of worlds in which it was legal.
     For each reply (most frequent first, within ``budget`` seconds), a short
     search from the player's next decision gives the answer; the search
     resamples what the player cannot see, so only the public reply matters.
     """
-    from bots._ismcts import ISMCTS
-
+    engine = bot.search_engine
     rng = random.Random(seed)
     start_turn = core.turn
 
@@ -115,7 +120,7 @@ def _responses(engine: Any, core: Core, player: int, action: int, seed: int,
             ours = engine.node_stats(s)
             if ours is None or ours["visits"] < 5:
                 break
-            s.apply(max(ours["actions"], key=lambda e: e["visits"])["action"])
+            s.apply(_likeliest(ours["actions"])["action"])
             through_chance(s)
         if finished(s) or s.current_player() == player:
             continue
@@ -132,9 +137,8 @@ def _responses(engine: Any, core: Core, player: int, action: int, seed: int,
     out = []
     replies = weight.most_common(6)
     for i, (key, w) in enumerate(replies):
-        engine = ISMCTS(seed=seed + 1 + i)
-        stats = engine.search(after[key], time_limit=budget / len(replies))
-        best = max(stats["actions"], key=lambda e: e["visits"])
+        stats = bot.new_engine(seed + 1 + i).search(after[key], time_limit=budget / len(replies))
+        best = _likeliest(stats["actions"])
         out.append({"if": f"{SIDES[1 - player]} {key[1]}", "phase": key[0],
                     "then": after[key].action_string(player, best["action"]),
                     "value": round(best["value"], 4), "share": round(w / worlds, 3),

@@ -1,0 +1,458 @@
+# cython: language_level=3
+"""Online outcome-sampling MCCFR from the current information set (cimports solver._core).
+
+The search of Lisý, Lanctot and Bowling, "Online Monte Carlo
+Counterfactual Regret Minimization for Search in Imperfect Information
+Games" (AAMAS 2015, Online Outcome Sampling), without its targeting: like
+ISMCTS, every iteration starts from a full state sampled consistently with
+the searcher's information (``resample``, the same sampling of worlds as
+``bots._ismcts``), so the sampled worlds play the role of the chance node at
+the root of a subgame, and one iteration of outcome-sampling MCCFR (Lanctot,
+Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
+``outcome_sampling_mccfr`` and ``oos.cc``) runs from there:
+
+* Nodes are keyed by the information state of the player to move (a 64-bit
+  hash of the core's key), for *both* players, and hold per legal action a
+  cumulative regret and a cumulative (average) strategy.  The current
+  strategy is regret matching (``regret=rm``) or regret matching+
+  (``regret=rm+``: cumulative regrets clipped at zero).
+* The iterations alternate the *update player* i.  At i's nodes an action is
+  sampled from ``epsilon * uniform + (1 - epsilon) * sigma`` (exploration);
+  at the other player's nodes from ``sigma`` (on-policy); chance from its
+  true distribution.  So the importance weight of a history h reduces to
+  ``1 / q_i(h)``, q_i the product of i's sampling probabilities above h.
+* The tree grows by one node per iteration (the first information state not
+  in it, whose action is then drawn from its uniform current strategy); from
+  there the playout policy of ``bots._ismcts`` (``rollout=informed`` or
+  ``random``) finishes the game, and its result is the frontier value, as in
+  ``oos.cc``.  Past the node cap (``nodes=``) no node is added.
+* Going back up, the sampled utility (+1/-1 for i) is corrected with
+  baselines, as in VR-MCCFR (Schmid, Burch, Lanctot, Moravcik, Kadlec and
+  Bowling, AAAI 2019): every edge keeps b(a), a running mean of the values
+  sampled after it (``baseline=mean``; ``none``: b = 0, plain outcome
+  sampling).  At a tree node with sampled action a*, sampling probability
+  s(a*) and child estimate v, the estimate of each action's value is
+  ``u(a) = b(a) + [a = a*] (v - b(a)) / s(a*)`` and of the node's
+  ``v(h) = sum_a sigma(a) u(a)``, which is passed up (unbiased whatever b;
+  chance passes v unchanged).  At i's nodes the regrets grow by
+  ``(u(a) - v(h)) / q_i(h)``, so every action learns something from every
+  visit.  At the other player's nodes the average strategy grows by
+  ``w_t * sigma / q_i(h)`` (stochastically weighted averaging), w_t = 1
+  (``weighting=uniform``) or t (``linear``).
+
+The recommended mixed strategy is the root's average strategy, with the
+actions below ``threshold`` dropped (purification of sampling noise) and the
+rest renormalised.
+
+Value estimate.  Each iteration's trajectory is on-policy except for the
+update player's exploration, and its weight
+``rho = prod over i's tree nodes of sigma(a)/s(a)`` undoes that (trajectories
+through an action of zero current probability weigh 0).  The reported win
+probability of the player to move is the self-normalised importance-sampling
+mean ``sum w_t rho win / sum w_t rho`` over the iterations, the value of the
+play the search actually converged on: for no-regret dynamics in a zero-sum
+game the average payoff of the current strategies converges to the value of
+the (sampled-world) subgame, and no exploratory move biases it, unlike a
+plain mean of the sampled outcomes.  Its 95% interval is the normal interval
+with the effective sample size ``(sum w rho)^2 / sum (w rho)^2``: sampling
+error only, not the error of the worlds' prior or of the frontier playouts.
+A root action's value is the same mean over the iterations that took it,
+with the root's own ratio left out.
+
+Everything per iteration runs in C without the GIL and without Python
+objects.
+"""
+
+from libc.math cimport sqrt
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from bots._budget import run_budget, win_probabilities
+from bots._ismcts cimport ROLLOUT_INFORMED, ROLLOUT_RANDOM, playout
+from bots._keytable cimport (
+    KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
+    table_insert,
+)
+from solver._core cimport (
+    NUM_ACTIONS, Config, Core, Rng, State, apply_action_n, current_player, info_hash,
+    is_chance, is_terminal, legal_actions, resample, rng_seed, rng_unit, sample_chance,
+)
+
+
+ctypedef struct Edge:
+    int32_t action             # action id
+    uint32_t visits            # iterations that sampled it here
+    double regret              # cumulative regret (importance-weighted)
+    double avg                 # cumulative strategy (unnormalised average strategy)
+    double baseline            # running mean of the value after it, for the node's player
+
+
+ctypedef struct Node:
+    uint64_t key               # information-state hash of the player to move
+    int32_t first              # index of its first edge in the edge pool
+    int32_t count              # edges (legal actions)
+    uint32_t visits            # iterations through this node
+    int32_t player             # player to move here
+
+
+ctypedef struct Step:
+    int32_t node               # tree node on the iteration's path
+    int32_t edge               # edge taken there (index into the edge pool)
+    double sigma               # current-strategy probability of that edge
+    double sample              # probability with which it was sampled
+    double reach               # the update player's sampling reach q_i above the node
+
+
+cdef enum:
+    PATH_CAP = 4096            # tree depth of one iteration at most
+    BASELINE_SPAN = 1000       # a baseline averages about this many recent samples at most
+
+
+cdef class OOS:
+    """An online outcome-sampling MCCFR searcher for one game configuration.
+
+    ``epsilon``: exploration at the update player's nodes; ``max_nodes``: the
+    node cap that bounds memory; ``rollout``: "informed" or "random"
+    playouts past the tree; ``threshold``: root actions of smaller average
+    probability are dropped from the recommended strategy; ``weighting``:
+    "uniform" or "linear" (iteration t weighs t) averaging; ``regret``: "rm"
+    or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``seed``:
+    the searcher's random stream (same seed and iteration budget, same
+    result).
+    """
+    cdef Node* nodes
+    cdef Edge* edges
+    cdef KeyTable table            # information-state key -> node index
+    cdef int32_t n_nodes, cap_nodes, n_edges, cap_edges
+    cdef readonly int max_nodes
+    cdef readonly double epsilon
+    cdef readonly double threshold
+    cdef readonly int rollout
+    cdef readonly bint linear
+    cdef readonly bint plus
+    cdef readonly bint use_baseline
+    cdef Rng rng
+    cdef long long done            # iterations of the current search
+    cdef double vw, vwu, vw2       # value estimator: sums of weight, weight * win, weight^2
+    cdef double aw[NUM_ACTIONS]    # the same per root edge (root's own ratio left out)
+    cdef double awu[NUM_ACTIONS]
+    cdef double aw2[NUM_ACTIONS]
+    cdef Step path[PATH_CAP]
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.edges = NULL
+        self.table.keys = NULL
+        self.table.index = NULL
+
+    def __init__(self, double epsilon=0.6, int max_nodes=1_000_000, str rollout="informed",
+                 double threshold=0.0, str weighting="uniform", str regret="rm",
+                 str baseline="mean", seed=0):
+        if not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
+        if max_nodes < 1:
+            raise ValueError("max_nodes must be at least 1")
+        if rollout not in ("informed", "random"):
+            raise ValueError(f"rollout: expected informed or random, got {rollout!r}")
+        if not 0.0 <= threshold < 1.0:
+            raise ValueError(f"threshold must be in [0, 1), got {threshold}")
+        if weighting not in ("uniform", "linear"):
+            raise ValueError(f"weighting: expected uniform or linear, got {weighting!r}")
+        if regret not in ("rm", "rm+"):
+            raise ValueError(f"regret: expected rm or rm+, got {regret!r}")
+        if baseline not in ("mean", "none"):
+            raise ValueError(f"baseline: expected mean or none, got {baseline!r}")
+        self.use_baseline = baseline == "mean"
+        self.epsilon = epsilon
+        self.max_nodes = max_nodes
+        self.threshold = threshold
+        self.rollout = ROLLOUT_INFORMED if rollout == "informed" else ROLLOUT_RANDOM
+        self.linear = weighting == "linear"
+        self.plus = regret == "rm+"
+        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        self.cap_nodes = 1024
+        self.cap_edges = 16384
+        self.nodes = <Node*>malloc(self.cap_nodes * sizeof(Node))
+        self.edges = <Edge*>malloc(self.cap_edges * sizeof(Edge))
+        if self.nodes == NULL or self.edges == NULL or table_init(&self.table, 2048) < 0:
+            raise MemoryError()
+        self.reset()
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.edges)
+        table_free(&self.table)
+
+    def reset(self):
+        """Forgets the tree and the value sums (a new search starts from scratch)."""
+        self.n_nodes = 0
+        self.n_edges = 0
+        self.done = 0
+        self.vw = self.vwu = self.vw2 = 0.0
+        memset(self.aw, 0, NUM_ACTIONS * sizeof(double))
+        memset(self.awu, 0, NUM_ACTIONS * sizeof(double))
+        memset(self.aw2, 0, NUM_ACTIONS * sizeof(double))
+        table_clear(&self.table)
+
+    # ---- the tree ------------------------------------------------------------
+
+    cdef int32_t _add(self, uint64_t key, int player, const int* acts, int n) noexcept nogil:
+        """A new node for ``key`` with edges for ``acts``; -1 if memory fails."""
+        cdef int32_t i = self.n_nodes
+        cdef int k
+        if grow_array(<void**>&self.nodes, &self.cap_nodes, i + 1, sizeof(Node)) < 0 \
+                or grow_array(<void**>&self.edges, &self.cap_edges, self.n_edges + n,
+                              sizeof(Edge)) < 0 \
+                or table_insert(&self.table, key, i) < 0:
+            return -1
+        self.n_nodes += 1
+        self.nodes[i] = Node(key=key, first=self.n_edges, count=n, visits=0, player=player)
+        for k in range(n):
+            self.edges[self.n_edges + k] = Edge(action=acts[k], visits=0, regret=0.0, avg=0.0,
+                                                baseline=0.0)
+        self.n_edges += n
+        return i
+
+    cdef bint _matches(self, int32_t node, const int* acts, int n) noexcept nogil:
+        """True if the node's edges are exactly ``acts`` (else a hash collision)."""
+        cdef int k
+        if self.nodes[node].count != n:
+            return False
+        for k in range(n):
+            if self.edges[self.nodes[node].first + k].action != acts[k]:
+                return False
+        return True
+
+    cdef void _strategy(self, int32_t node, double* sigma) noexcept nogil:
+        """The current strategy at ``node``: regret matching (uniform when no
+        regret is positive)."""
+        cdef Edge* e = &self.edges[self.nodes[node].first]
+        cdef int k, n = self.nodes[node].count
+        cdef double total = 0.0
+        for k in range(n):
+            if e[k].regret > 0.0:
+                total += e[k].regret
+        for k in range(n):
+            if total > 0.0:
+                sigma[k] = e[k].regret / total if e[k].regret > 0.0 else 0.0
+            else:
+                sigma[k] = 1.0 / n
+
+    # ---- one iteration ------------------------------------------------------
+
+    cdef int _iterate(self, const Config* c, const State* root, int searcher, int update,
+                      double weight) noexcept nogil:
+        """One outcome-sampling iteration updating the regrets of ``update``;
+        returns the winner, or -2 if memory ran out."""
+        cdef State s = root[0]
+        cdef int buf[NUM_ACTIONS]
+        cdef double sigma[NUM_ACTIONS]
+        cdef int n = 0, p, depth = 0, winner, k, pick, d
+        cdef int32_t node
+        cdef uint64_t key
+        cdef Node* nd
+        cdef Edge* e
+        cdef bint expanded = False
+        cdef double u[NUM_ACTIONS]
+        cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
+        resample(c, &s, searcher, &self.rng)
+        if not is_chance(&s) and not is_terminal(&s):
+            n = legal_actions(c, &s, buf)
+        while not is_terminal(&s):
+            if is_chance(&s):
+                n = apply_action_n(c, &s, sample_chance(c, &s, &self.rng), buf)
+                continue
+            if expanded or depth >= PATH_CAP:
+                break
+            p = current_player(&s)
+            key = info_hash(c, &s, p)
+            node = table_find(&self.table, key)
+            if node < 0:
+                if self.n_nodes >= self.max_nodes:
+                    break
+                node = self._add(key, p, buf, n)
+                if node < 0:
+                    return -2
+                expanded = True
+            elif not self._matches(node, buf, n):
+                break  # a hash collision: play out from here
+            nd = &self.nodes[node]
+            self._strategy(node, sigma)
+            explore = self.epsilon if p == update else 0.0
+            # sample from explore * uniform + (1 - explore) * sigma
+            x = rng_unit(&self.rng)
+            pick = -1
+            for k in range(n):
+                prob = explore / n + (1.0 - explore) * sigma[k]
+                if prob > 0.0:
+                    pick = k  # the last action of positive probability, against rounding
+                    x -= prob
+                    if x < 0.0:
+                        break
+            prob = explore / n + (1.0 - explore) * sigma[pick]
+            if p == update:
+                rho *= sigma[pick] / prob
+                if depth > 0:
+                    rho_below *= sigma[pick] / prob
+            else:
+                # stochastically weighted averaging: the other player's
+                # reach and chance cancel against their sampling
+                for k in range(n):
+                    self.edges[nd.first + k].avg += weight * sigma[k] / q
+            self.path[depth].node = node
+            self.path[depth].edge = nd.first + pick
+            self.path[depth].sigma = sigma[pick]
+            self.path[depth].sample = prob
+            self.path[depth].reach = q
+            if p == update:
+                q *= prob
+            nd.visits += 1
+            self.edges[nd.first + pick].visits += 1
+            depth += 1
+            n = apply_action_n(c, &s, self.edges[nd.first + pick].action, buf)
+        winner = playout(c, &s, buf, n, self.rollout, &self.rng)
+        # bottom up: baseline-corrected values, regrets of the update player
+        v = 1.0 if winner == update else -1.0
+        for d in range(depth - 1, -1, -1):
+            nd = &self.nodes[self.path[d].node]
+            e = &self.edges[nd.first]
+            pick = self.path[d].edge - nd.first
+            sign = 1.0 if nd.player == update else -1.0
+            self._strategy(self.path[d].node, sigma)
+            # u[k]: the estimate of the value after action k for the update
+            # player, the baseline plus the importance-weighted sampled error
+            v_h = 0.0
+            for k in range(nd.count):
+                u[k] = sign * e[k].baseline if self.use_baseline else 0.0
+                if k == pick:
+                    u[k] += (v - u[k]) / self.path[d].sample
+                v_h += sigma[k] * u[k]
+            if nd.player == update:
+                w = 1.0 / self.path[d].reach
+                for k in range(nd.count):
+                    e[k].regret += w * (u[k] - v_h)
+                    if self.plus and e[k].regret < 0.0:
+                        e[k].regret = 0.0
+            e[pick].baseline += (sign * v - e[pick].baseline) / (
+                e[pick].visits if e[pick].visits < BASELINE_SPAN else BASELINE_SPAN)
+            v = v_h
+        # the value estimator (see the module docstring)
+        x = 1.0 if winner == searcher else 0.0
+        w = weight * rho
+        self.vw += w
+        self.vwu += w * x
+        self.vw2 += w * w
+        if depth > 0 and self.path[0].node == 0:
+            k = self.path[0].edge - self.nodes[0].first
+            w = weight * rho_below
+            self.aw[k] += w
+            self.awu[k] += w * x
+            self.aw2[k] += w * w
+        return winner
+
+    # ---- the search -----------------------------------------------------------
+
+    def search(self, Core root, long long iterations=0, double time_limit=0.0):
+        """Searches from ``root`` (a decision of a player) for a number of
+        iterations or seconds (the first budget reached); returns statistics.
+
+        ``stats["strategy"]``: the recommended mixed strategy, {action:
+        probability} over exactly the legal actions; ``stats["actions"]``:
+        per legal action its ``frequency`` (the same probability),
+        ``average`` (the average strategy before the threshold), ``current``
+        (regret matching now), ``visits`` (iterations that sampled it at the
+        root), ``value`` (the mover's win probability after it) and
+        ``stderr``; ``stats["value"]`` and ``stats["value_ci95"]``: the win
+        probability of each side with a 95% interval (see the module
+        docstring); and the iterations, seconds, nodes and bytes.
+        """
+        if is_terminal(&root.s) or is_chance(&root.s):
+            raise ValueError("search needs a decision node")
+        self.reset()
+        done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
+        return self._stats(root, current_player(&root.s), done, seconds)
+
+    def _run(self, Core root, long long n):
+        """``n`` more iterations from ``root`` without the GIL; returns n.
+        The update player alternates, the searcher first."""
+        cdef const Config* c = &root.config.c
+        cdef int searcher = current_player(&root.s), winner = 0
+        cdef long long k
+        with nogil:
+            for k in range(n):
+                self.done += 1
+                winner = self._iterate(c, &root.s, searcher, <int>((searcher + self.done + 1) & 1),
+                                       <double>self.done if self.linear else 1.0)
+                if winner == -2:
+                    break
+        if winner == -2:
+            raise MemoryError("OOS: out of memory")
+        return n
+
+    cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
+        cdef double sigma[NUM_ACTIONS]
+        cdef double avg_total = 0.0
+        cdef Edge* e
+        cdef int k, n
+        if self.n_nodes == 0:
+            raise ValueError("OOS: no iteration ran")
+        n = self.nodes[0].count
+        e = &self.edges[self.nodes[0].first]
+        self._strategy(0, sigma)
+        for k in range(n):
+            avg_total += e[k].avg
+        actions = []
+        for k in range(n):
+            e = &self.edges[self.nodes[0].first + k]
+            avg = e.avg / avg_total if avg_total > 0 else sigma[k]
+            mean, ess = _weighted(self.aw[k], self.awu[k], self.aw2[k])
+            actions.append({"action": e.action, "average": avg, "current": sigma[k],
+                            "visits": e.visits, "value": mean,
+                            "stderr": sqrt(mean * (1 - mean) / ess) if ess > 1 else 1.0})
+        top = max(a["average"] for a in actions)
+        kept = [a["average"] if a["average"] >= min(self.threshold, top) else 0.0
+                for a in actions]
+        for a, p in zip(actions, kept):
+            a["frequency"] = p / sum(kept)
+        p, ess = _weighted(self.vw, self.vwu, self.vw2)
+        value, ci = win_probabilities(searcher, p, ess)
+        return {"player": searcher, "actions": actions,
+                "strategy": {a["action"]: a["frequency"] for a in actions},
+                "value": value, "value_ci95": ci, "effective_samples": ess,
+                "iterations": done, "worlds": done, "seconds": seconds,
+                "nodes": self.n_nodes, "edges": self.n_edges,
+                "memory_bytes": self.cap_nodes * sizeof(Node) + self.cap_edges * sizeof(Edge)
+                                + table_bytes(&self.table) + sizeof(Step) * PATH_CAP}
+
+    def node_stats(self, Core state):
+        """The average strategy at the tree node of ``state``'s player to
+        move, or None (used to read recommended replies later in an action's
+        resolution)."""
+        cdef int p, k
+        cdef int32_t node
+        cdef Edge* e
+        cdef double total = 0.0
+        if is_terminal(&state.s) or is_chance(&state.s):
+            return None
+        p = current_player(&state.s)
+        node = table_find(&self.table, info_hash(&state.config.c, &state.s, p))
+        if node < 0:
+            return None
+        e = &self.edges[self.nodes[node].first]
+        for k in range(self.nodes[node].count):
+            total += e[k].avg
+        out = []
+        for k in range(self.nodes[node].count):
+            e = &self.edges[self.nodes[node].first + k]
+            out.append({"action": e.action, "visits": e.visits,
+                        "frequency": e.avg / total if total > 0 else 0.0})
+        return {"player": p, "visits": self.nodes[node].visits, "actions": out}
+
+
+def _weighted(double w, double wu, double w2):
+    """Self-normalised mean and effective sample size of weighted 0/1 samples
+    (0.5 and 0 when there are none)."""
+    if w <= 0.0:
+        return 0.5, 0.0
+    return min(1.0, max(0.0, wu / w)), w * w / w2

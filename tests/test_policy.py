@@ -1,0 +1,150 @@
+"""The C port of the heuristic bot (bots._policy), the playout policy of
+``ismcts:rollout=heuristic``: it must choose what bots.heuristic chooses.
+
+Parity is checked on the tied-best *sets*: the Python bot's
+``analyse(...)["tied"]`` against ``heuristic_tied`` (its C counterpart), so
+an exact tie is a tie in both and a strict preference is the same strict
+preference.  The positions are every decision with two or more legal
+actions of seeded full games whose moves mix the heuristic's own choices
+with random ones (so rare branches of the rules are reached too), and the
+worked examples in examples/.  The port aims at, and is held to, 100%.
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+from pathlib import Path
+
+import pytest
+
+from bots._ismcts import ISMCTS
+from bots._policy import heuristic_choice, heuristic_tied
+from bots.base import BotSpecError, make_bot, parse_spec
+from bots.heuristic import HeuristicBot
+from solver._core import Core, CoreConfig
+from solver.cards import load_card_set
+from solver.state_io import load
+
+CFG = CoreConfig(load_card_set())
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.json"))
+DECISION_PHASES = {"redraw", "actions", "zone", "motorcycle", "target", "escort", "ambush",
+                   "modifiers", "nurses", "witnesses", "refresh", "number"}
+
+
+def _positions(games: int, seed: int = 0):
+    """Every decision with 2+ legal actions of ``games`` seeded games, as
+    (core copy, the Python bot's analysis).  Game k plays a random move with
+    probability 0, 0.5 or 1 (k mod 3) and the heuristic's move otherwise."""
+    for k in range(games):
+        rng = random.Random(seed * 1_000_003 + k)
+        share_random = (k % 3) / 2
+        core = Core(CFG)
+        while not core.is_terminal():
+            if core.is_chance():
+                outs = core.chance_outcomes()
+                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+            else:
+                legal = core.legal_actions()
+                result = HeuristicBot(core.current_player(), k).analyse(core)
+                if len(legal) > 1:
+                    yield core.copy(), result
+                a = rng.choice(legal) if rng.random() < share_random else result["action"]
+            core.apply(a)
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return list(_positions(30))
+
+
+def test_enough_positions_of_every_kind(positions):
+    phases = collections.Counter(core.phase for core, _ in positions)
+    assert len(positions) >= 3000
+    assert set(phases) == DECISION_PHASES, f"missing: {DECISION_PHASES - set(phases)}"
+    # exact ties happen (so the tied-set comparison below is not vacuous)
+    assert sum(len(r["tied"]) > 1 for _, r in positions) >= 100
+
+
+def test_tied_best_sets_equal_the_python_bot(positions):
+    disagree = [(core.phase, r["tied"], heuristic_tied(core)) for core, r in positions
+                if heuristic_tied(core) != r["tied"]]
+    agreement = 1 - len(disagree) / len(positions)
+    assert not disagree, f"agreement {agreement:.4f}; first: {disagree[:5]}"
+
+
+def test_choice_is_a_tied_best_action_and_follows_the_seed(positions):
+    tied_positions = [(core, r) for core, r in positions if len(r["tied"]) > 1][:50]
+    for core, r in tied_positions:
+        picks = {heuristic_choice(core, seed) for seed in range(40)}
+        assert picks == set(r["tied"])  # every tied action, nothing else
+        assert heuristic_choice(core, 7) == heuristic_choice(core, 7)
+    for core, r in positions[:500]:
+        if len(r["tied"]) == 1:
+            assert heuristic_choice(core, 3) == r["action"]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_worked_examples(path):
+    core = load(path).core
+    r = HeuristicBot(core.current_player(), 0).analyse(core)
+    assert heuristic_tied(core) == r["tied"]
+
+
+def test_reads_only_what_the_player_to_move_knows(positions):
+    """Worlds consistent with the player's information (R26: other enemy
+    hands and deck orders) give the same choice."""
+    for core, r in positions[::10]:
+        p = core.current_player()
+        for seed in range(3):
+            world = core.resample(p, seed)
+            assert heuristic_tied(world) == r["tied"], core.phase
+
+
+def test_same_type_is_the_type_key():
+    """The port's R27 copies compare the card data the core holds; that must
+    be the same relation as the Python bot's type key."""
+    cs = load_card_set()
+    arr = cs.to_core_arrays()
+    fields = ("kind", "bullets", "move", "attack", "search", "steal", "command", "volunteers",
+              "assistance", "escort", "effect")
+    for a in cs.cards:
+        for b in cs.cards:
+            if a.side_id != b.side_id:
+                continue
+            same_data = all(arr[f][a.global_index] == arr[f][b.global_index] for f in fields)
+            assert same_data == (a.type.key == b.type.key), (a.number, b.number)
+
+
+def test_needs_a_decision_node():
+    core = Core(CFG)
+    assert core.is_chance()
+    with pytest.raises(ValueError):
+        heuristic_choice(core)
+    with pytest.raises(ValueError):
+        heuristic_tied(core)
+
+
+# ---- the playout option -------------------------------------------------------------
+
+@pytest.mark.parametrize("rollout", ["heuristic", "heuristic-pure"])
+def test_ismcts_heuristic_rollouts_are_deterministic_for_a_seed(rollout):
+    core = next(c for c, _ in _positions(1, seed=5) if c.phase == "actions")
+
+    def run(seed):
+        stats = ISMCTS(rollout=rollout, seed=seed).search(core, iterations=200)
+        return [(a["action"], a["visits"], a["value"]) for a in stats["actions"]]
+
+    assert run(1) == run(1)
+    assert sum(v for _, v, _ in run(1)) == 200
+
+
+def test_heuristic_rollout_spec():
+    assert parse_spec("ismcts:iterations=10,rollout=heuristic")[1]["rollout"] == "heuristic"
+    bot = make_bot("ismcts:iterations=30,rollout=heuristic-pure", 0, 1)
+    core = next(c for c, _ in _positions(1, seed=6) if c.phase == "actions")
+    assert bot.step(core) in core.legal_actions()
+    with pytest.raises(BotSpecError):
+        parse_spec("ismcts:rollout=heuristics")
+    with pytest.raises(ValueError):
+        ISMCTS(rollout="smart")
