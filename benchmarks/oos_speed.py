@@ -49,7 +49,7 @@ def main(argv=None) -> int:
         out[f"oos_over_ismcts_{where}"] = round(oos / ism, 3)
         out[f"oos_nodes_{where}"] = ostats["nodes"]
         out[f"oos_memory_bytes_{where}"] = ostats["memory_bytes"]
-    out["notes"] = ("OOS and ISMCTS with their defaults (OOS epsilon 0.6, informed playouts; "
+    out["notes"] = ("OOS and ISMCTS with their defaults (OOS epsilon 0.3, baselines, informed playouts; "
                     "ISMCTS c 1.4, informed playouts), both from the same positions: the first "
                     "decision of seed 1 and a turn 2-3 main-step decision of a seeded random game")
     print(json.dumps(out, indent=2))

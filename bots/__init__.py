@@ -20,11 +20,12 @@ Spec strings (the one place they are documented)::
                                 mixed strategy, played by sampling it
         time=S        seconds per decision (default 1.0 when no iterations)
         iterations=N  iterations per decision (deterministic for a seed)
-        epsilon=X     exploration at the updated player's nodes, in (0, 1] (default 0.6)
+        epsilon=X     exploration at the updated player's nodes, in (0, 1] (default 0.3)
         nodes=N       node cap bounding memory (default 1000000)
         rollout=R     informed (default) or random playouts past the tree
-        threshold=X   drop root actions below this average probability (default 0)
-        weighting=W   uniform (default) or linear averaging over iterations
+        threshold=X   drop root actions below this average probability, in [0, 1)
+                      (default 0.2; 0 plays the average strategy as it is)
+        weighting=W   linear (default: iteration t weighs t) or uniform averaging
         regret=R      rm (default, regret matching) or rm+ (regret matching+)
         baseline=B    mean (default, VR-MCCFR baselines) or none
     openspiel-ismcts[:sims=N,c=X]

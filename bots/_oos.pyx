@@ -42,7 +42,11 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
 
 The recommended mixed strategy is the root's average strategy, with the
 actions below ``threshold`` dropped (purification of sampling noise) and the
-rest renormalised.
+rest renormalised.  The defaults (epsilon 0.3, threshold 0.2, baselines,
+linear averaging) were chosen by seat-swapped 100-game matches against
+ISMCTS at 0.05 s a move: OOS won 7 games with epsilon 0.6, no threshold, no
+baselines and uniform averaging; 23 with epsilon 0.3, threshold 0.2 and
+baselines; 32 with linear averaging as well.
 
 Value estimate.  Each iteration's trajectory is on-policy except for the
 update player's exploration, and its weight
@@ -53,7 +57,8 @@ mean ``sum w_t rho win / sum w_t rho`` over the iterations, the value of the
 play the search actually converged on: for no-regret dynamics in a zero-sum
 game the average payoff of the current strategies converges to the value of
 the (sampled-world) subgame, and no exploratory move biases it, unlike a
-plain mean of the sampled outcomes.  Its 95% interval is the normal interval
+plain mean of the sampled outcomes; with linear weighting the early, nearly
+uniform strategies count less.  Its 95% interval is the normal interval
 with the effective sample size ``(sum w rho)^2 / sum (w rho)^2``: sampling
 error only, not the error of the worlds' prior or of the frontier playouts.
 A root action's value is the same mean over the iterations that took it,
@@ -146,8 +151,8 @@ cdef class OOS:
         self.table.keys = NULL
         self.table.index = NULL
 
-    def __init__(self, double epsilon=0.6, int max_nodes=1_000_000, str rollout="informed",
-                 double threshold=0.0, str weighting="uniform", str regret="rm",
+    def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="informed",
+                 double threshold=0.2, str weighting="linear", str regret="rm",
                  str baseline="mean", seed=0):
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")

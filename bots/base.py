@@ -68,7 +68,46 @@ class RandomBot(Bot):
         return {"action": action, "policy": {a: 1 / len(legal) for a in legal}, "value": None}
 
 
-class ISMCTSBot(Bot):
+class SearchBot(Bot):
+    """A bot around a Cython searcher (``engine(seed=..., **options)``) with a
+    time or iteration budget (1 s when neither is given)."""
+
+    def __init__(self, player: int, seed: int, time: float | None, iterations: int | None,
+                 options: dict[str, Any]):
+        super().__init__(player, seed)
+        if iterations is None and time is None:
+            time = 1.0
+        self.time = time or 0.0
+        self.iterations = iterations or 0
+        self.options = options
+        self.search_engine = self.new_engine(seed)
+        self.last_stats: dict[str, Any] | None = None
+
+    @staticmethod
+    def engine():
+        raise NotImplementedError
+
+    def new_engine(self, seed: int):
+        """A fresh searcher with this bot's options (also for advise's responses)."""
+        return self.engine()(seed=seed, **self.options)
+
+    def analyse(self, state: Any) -> dict[str, Any]:
+        core = _core_of(state)
+        legal = core.legal_actions()
+        if len(legal) == 1:
+            return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
+        stats = self.search_engine.search(core, iterations=self.iterations,
+                                          time_limit=self.time)
+        self.last_stats = stats
+        return {**self.choose(stats), "value": stats["value"],
+                "value_ci95": stats["value_ci95"], "stats": stats}
+
+    def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
+        """The action and the policy the search's statistics give."""
+        raise NotImplementedError
+
+
+class ISMCTSBot(SearchBot):
     """Information-set MCTS (see bots._ismcts) with a time or iteration budget."""
 
     name = "ismcts"
@@ -76,79 +115,50 @@ class ISMCTSBot(Bot):
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, c: float = 1.4, rollout: str = "informed",
                  nodes: int = 1_000_000):
-        super().__init__(player, seed)
-        from bots._ismcts import ISMCTS
-        if iterations is None and time is None:
-            time = 1.0
-        self.time = time or 0.0
-        self.iterations = iterations or 0
-        self.options = {"uct_c": c, "max_nodes": nodes, "rollout": rollout}
-        self.search_engine = ISMCTS(seed=seed, **self.options)
-        self.last_stats: dict[str, Any] | None = None
+        super().__init__(player, seed, time, iterations,
+                         {"uct_c": c, "max_nodes": nodes, "rollout": rollout})
 
-    def new_engine(self, seed: int):
-        """A fresh searcher with this bot's options (for advise's responses)."""
+    @staticmethod
+    def engine():
         from bots._ismcts import ISMCTS
-        return ISMCTS(seed=seed, **self.options)
+        return ISMCTS
 
-    def analyse(self, state: Any) -> dict[str, Any]:
-        core = _core_of(state)
-        legal = core.legal_actions()
-        if len(legal) == 1:
-            return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=self.time)
-        self.last_stats = stats
+    def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
         best = max(stats["actions"], key=lambda a: (a["visits"], a["value"]))
         return {"action": best["action"],
-                "policy": {a["action"]: a["frequency"] for a in stats["actions"]},
-                "value": stats["value"], "value_ci95": stats["value_ci95"], "stats": stats}
+                "policy": {a["action"]: a["frequency"] for a in stats["actions"]}}
 
 
-class OOSBot(Bot):
+class OOSBot(SearchBot):
     """Online outcome-sampling MCCFR (see bots._oos) with a time or iteration
     budget: a mixed-strategy bot.  It plays an action drawn from the
     search's recommended mixed strategy with its own seeded stream, so the
-    same seed and iteration budget give the same decisions."""
+    same seed and iteration budget give the same decisions; ``best`` in its
+    analysis is the most likely action."""
 
     name = "oos"
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
-                 iterations: int | None = None, epsilon: float = 0.6, nodes: int = 1_000_000,
-                 rollout: str = "informed", threshold: float = 0.0,
-                 weighting: str = "uniform", regret: str = "rm", baseline: str = "mean"):
-        super().__init__(player, seed)
-        from bots._oos import OOS
-        if iterations is None and time is None:
-            time = 1.0
-        self.time = time or 0.0
-        self.iterations = iterations or 0
-        self.options = {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
-                        "threshold": threshold, "weighting": weighting, "regret": regret,
-                        "baseline": baseline}
-        self.search_engine = OOS(seed=seed, **self.options)
+                 iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,
+                 rollout: str = "informed", threshold: float = 0.2,
+                 weighting: str = "linear", regret: str = "rm", baseline: str = "mean"):
+        super().__init__(player, seed, time, iterations,
+                         {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
+                          "threshold": threshold, "weighting": weighting, "regret": regret,
+                          "baseline": baseline})
         self._rng = random.Random(seed)
-        self.last_stats: dict[str, Any] | None = None
 
-    def new_engine(self, seed: int):
-        """A fresh searcher with this bot's options (for advise's responses)."""
+    @staticmethod
+    def engine():
         from bots._oos import OOS
-        return OOS(seed=seed, **self.options)
+        return OOS
 
-    def analyse(self, state: Any) -> dict[str, Any]:
-        core = _core_of(state)
-        legal = core.legal_actions()
-        if len(legal) == 1:
-            return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=self.time)
-        self.last_stats = stats
+    def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
         policy = stats["strategy"]
         actions = [a for a in policy if policy[a] > 0]
         action = self._rng.choices(actions, [policy[a] for a in actions])[0]
         best = max(stats["actions"], key=lambda a: (a["frequency"], a["value"]))["action"]
-        return {"action": action, "best": best, "policy": policy, "value": stats["value"],
-                "value_ci95": stats["value_ci95"], "stats": stats}
+        return {"action": action, "best": best, "policy": policy}
 
 
 class OpenSpielISMCTSBot(Bot):
@@ -310,9 +320,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         for key in ("time", "iterations", "nodes"):
             if key in options and not options[key] > 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
-        if not 0 < options.get("epsilon", 0.6) <= 1:
+        if not 0 < options.get("epsilon", 0.3) <= 1:
             raise BotSpecError(f"bot spec {spec!r}: epsilon must be in (0, 1]")
-        if not 0 <= options.get("threshold", 0.0) < 1:
+        if not 0 <= options.get("threshold", 0.2) < 1:
             raise BotSpecError(f"bot spec {spec!r}: threshold must be in [0, 1)")
     return name, options
 
