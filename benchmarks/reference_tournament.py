@@ -41,7 +41,7 @@ TIME_PER_MOVE = 0.02            # seconds per decision for every searching bot
 HALF_WIDTH = 0.05               # +-5% 95% intervals on the target pairings
 DECISIONS_PER_GAME = 178        # about 89 per bot (measured on ismcts games)
 CONTEXT_GAMES = 40              # pairings without a target: ratings only
-OOS_VS_ISMCTS_GAMES = 100       # oos's calibration and its place among the search bots
+OOS_VS_ISMCTS_GAMES = 400       # the online CFR bot against ISMCTS: issue 4 asks for >= 400 games
 
 # role -> spec template; a role whose spec parse_spec refuses is left out
 BOT_TEMPLATES = {
@@ -103,12 +103,13 @@ def games_for_half_width(p: float, half_width: float = HALF_WIDTH) -> int:
 
 def plan(bots: dict[str, str], scale: float = 1.0) -> list[dict[str, Any]]:
     """The stages: two-bot tournaments (their games) then the self-play."""
-    rate = {(t["first"], t["second"]): t["min"] for t in TARGETS if t["kind"] == "score"}
     stages = []
     for name, a, b, games in PAIRINGS:
         if a not in bots or b not in bots:
             continue
-        full = games if games is not None else games_for_half_width(rate[(a, b)])
+        # sized for the worst case (a rate of 50%), so the interval is +-5%
+        # whatever the outcome, not only if the rate sits at the threshold
+        full = games if games is not None else games_for_half_width(0.5)
         n = max(2, math.ceil(full * scale))
         stages.append({"name": name, "bots": [bots[a], bots[b]], "format": "round-robin",
                        "games": n + n % 2, "target": games is None})

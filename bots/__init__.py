@@ -11,10 +11,10 @@ Spec strings (the one place they are documented)::
         time=S        seconds per decision (default 1.0 when no iterations)
         iterations=N  iterations per decision (deterministic for a seed)
         c=X           UCB exploration constant (default 1.4)
-        rollout=R     playout policy: informed (default), random, heuristic
-                      (the heuristic bot's rules in C, bots._policy, at 90%
-                      of the decisions, informed at the rest) or
-                      heuristic-pure (the heuristic's rules only)
+        rollout=R     playout policy: heuristic (default: the heuristic bot's
+                      rules in C, bots._policy, at 90% of the decisions,
+                      informed at the rest), heuristic-pure (the rules
+                      only), informed (weighted random) or random
         nodes=N       node cap bounding memory (default 1000000)
     oos[:key=value,...]         online outcome-sampling MCCFR (bots._oos): a
                                 mixed strategy, played by sampling it
@@ -22,16 +22,17 @@ Spec strings (the one place they are documented)::
         iterations=N  iterations per decision (deterministic for a seed)
         epsilon=X     exploration at the updated player's nodes, in (0, 1] (default 0.3)
         nodes=N       node cap bounding memory (default 1000000)
-        rollout=R     informed (default) or random playouts past the tree
+        rollout=R     playouts past the tree, as for ismcts (default heuristic)
         threshold=X   drop root actions below this average probability, in [0, 1)
                       (default 0.2; 0 plays the average strategy as it is)
         weighting=W   linear (default: iteration t weighs t) or uniform averaging
         regret=R      rm (default, regret matching) or rm+ (regret matching+)
         baseline=B    mean (default, VR-MCCFR baselines) or none
-    openspiel-ismcts[:sims=N,c=X]
+    openspiel-ismcts[:sims=N,time=S,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
-                    external baseline (default 300 simulations, c 1.4; it has
-                    no time budget)
+                    external baseline (default 300 simulations, c 1.4);
+                    time=S runs its simulations until S seconds are spent
+                    (instead of sims)
 
 Every bot takes a seed: the same seed gives the same decisions (for ISMCTS
 and OOS, with an iteration budget).

@@ -129,7 +129,7 @@ cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r)
     return s.winner
 
 
-_ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
+ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
              "heuristic": ROLLOUT_HEURISTIC, "heuristic-pure": ROLLOUT_HEURISTIC_PURE}
 
 
@@ -162,15 +162,15 @@ cdef class ISMCTS:
         self.table.keys = NULL
         self.table.index = NULL
 
-    def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="informed",
+    def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
                  seed=0):
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        if rollout not in _ROLLOUTS:
-            raise ValueError(f"rollout: expected one of {', '.join(_ROLLOUTS)}, got {rollout!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.uct_c = uct_c
         self.max_nodes = max_nodes
-        self.rollout = _ROLLOUTS[rollout]
+        self.rollout = ROLLOUTS[rollout]
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         self._alloc(1024, 16384)
 

@@ -74,7 +74,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from bots._budget import run_budget, win_probabilities
-from bots._ismcts cimport ROLLOUT_INFORMED, ROLLOUT_RANDOM, playout
+from bots._ismcts cimport playout
+from bots._ismcts import ROLLOUTS
 from bots._keytable cimport (
     KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
     table_insert,
@@ -118,8 +119,8 @@ cdef class OOS:
     """An online outcome-sampling MCCFR searcher for one game configuration.
 
     ``epsilon``: exploration at the update player's nodes; ``max_nodes``: the
-    node cap that bounds memory; ``rollout``: "informed" or "random"
-    playouts past the tree; ``threshold``: root actions of smaller average
+    node cap that bounds memory; ``rollout``: the playout policy past the
+    tree (as ISMCTS's: "heuristic", "heuristic-pure", "informed", "random"); ``threshold``: root actions of smaller average
     probability are dropped from the recommended strategy; ``weighting``:
     "uniform" or "linear" (iteration t weighs t) averaging; ``regret``: "rm"
     or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``seed``:
@@ -151,15 +152,15 @@ cdef class OOS:
         self.table.keys = NULL
         self.table.index = NULL
 
-    def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="informed",
+    def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
                  str baseline="mean", seed=0):
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        if rollout not in ("informed", "random"):
-            raise ValueError(f"rollout: expected informed or random, got {rollout!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if not 0.0 <= threshold < 1.0:
             raise ValueError(f"threshold must be in [0, 1), got {threshold}")
         if weighting not in ("uniform", "linear"):
@@ -172,7 +173,7 @@ cdef class OOS:
         self.epsilon = epsilon
         self.max_nodes = max_nodes
         self.threshold = threshold
-        self.rollout = ROLLOUT_INFORMED if rollout == "informed" else ROLLOUT_RANDOM
+        self.rollout = ROLLOUTS[rollout]
         self.linear = weighting == "linear"
         self.plus = regret == "rm+"
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))

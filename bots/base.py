@@ -113,7 +113,7 @@ class ISMCTSBot(SearchBot):
     name = "ismcts"
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
-                 iterations: int | None = None, c: float = 1.4, rollout: str = "informed",
+                 iterations: int | None = None, c: float = 1.4, rollout: str = "heuristic",
                  nodes: int = 1_000_000):
         super().__init__(player, seed, time, iterations,
                          {"uct_c": c, "max_nodes": nodes, "rollout": rollout})
@@ -140,7 +140,7 @@ class OOSBot(SearchBot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,
-                 rollout: str = "informed", threshold: float = 0.2,
+                 rollout: str = "heuristic", threshold: float = 0.2,
                  weighting: str = "linear", regret: str = "rm", baseline: str = "mean"):
         super().__init__(player, seed, time, iterations,
                          {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
@@ -306,13 +306,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if "sims" in options and "time" in options:
             raise BotSpecError(f"bot spec {spec!r}: give sims or time, not both")
     if name == "ismcts":
-        if options.get("rollout", "informed") not in ISMCTS_ROLLOUTS:
+        if options.get("rollout", "heuristic") not in ISMCTS_ROLLOUTS:
             raise BotSpecError(f"bot spec {spec!r}: rollout is {', '.join(ISMCTS_ROLLOUTS)}")
         for key in ("time", "iterations", "c", "nodes"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
     if name == "oos":
-        for key, allowed in (("rollout", ("informed", "random")),
+        for key, allowed in (("rollout", ISMCTS_ROLLOUTS),
                              ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),
                              ("baseline", ("mean", "none"))):
             if key in options and options[key] not in allowed:
