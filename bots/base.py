@@ -27,6 +27,7 @@ class Bot(pyspiel.Bot):
     "value": [polish, german] win probabilities or None, ...}``."""
 
     name = "bot"
+    samples_policy = False     # True: the bot plays by sampling ``policy`` (a mixed strategy)
 
     def __init__(self, player: int, seed: int = 0):
         pyspiel.Bot.__init__(self)
@@ -57,6 +58,7 @@ class RandomBot(Bot):
     """Uniform over the legal actions."""
 
     name = "random"
+    samples_policy = True
 
     def __init__(self, player: int, seed: int = 0):
         super().__init__(player, seed)
@@ -137,6 +139,7 @@ class OOSBot(SearchBot):
     analysis is the most likely action."""
 
     name = "oos"
+    samples_policy = True
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,

@@ -34,7 +34,7 @@ from bots.cfr import (GameGraph, Point, bot_policy, expected_value, first_below,
 from solver.bench import _meta
 
 LEVEL = 1e-3
-DEFAULT_BUDGETS = (10, 30, 100, 300, 1000)
+DEFAULT_BUDGETS = (30, 100, 300)
 
 
 def _cpp_slots(graph: GameGraph, cpp_policy, game=None) -> np.ndarray:
@@ -82,17 +82,20 @@ def _seconds_to(curve: list[Point], level: float) -> float | None:
 
 def _policy_function(spec: str, budget: int) -> Callable[[Any, int], dict[int, float]] | None:
     """What the bot named ``spec`` would play at a core position with
-    ``budget`` iterations: ISMCTS plays its most visited action (one-hot);
+    ``budget`` iterations (None if the spec is unknown): ISMCTS plays its most visited action (one-hot);
     a bot that samples from a mixed strategy (``samples_policy``) plays that
-    strategy.  None if the bot is not installed."""
+    strategy."""
     from bots.base import BotSpecError, make_bot
+    full = f"{spec}:iterations={budget},nodes={budget + 16}"   # a node per iteration at most
     try:
-        make_bot(f"{spec}:iterations={budget}", 0, 0)
+        bots = [make_bot(full, p, seed=p) for p in (0, 1)]
     except BotSpecError:
         return None
 
     def policy_of(core, index: int) -> dict[int, float]:
-        bot = make_bot(f"{spec}:iterations={budget}", core.current_player(), seed=index)
+        # one bot per player, its seeded stream running on from set to set
+        # (bot_policy visits the sets in a fixed order: deterministic)
+        bot = bots[core.current_player()]
         result = bot.analyse(core)
         if getattr(bot, "samples_policy", False):
             return {int(a): float(p) for a, p in result["policy"].items()}
