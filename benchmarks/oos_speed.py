@@ -42,14 +42,18 @@ def main(argv=None) -> int:
     positions = {"opening": _opening(game, 1).core, "midgame": _midgame(game, 1).core}
     out = {"meta": _meta(), "iterations": args.iterations, "repeats": args.repeats}
     for where, core in positions.items():
-        oos, ostats = rate(lambda s: OOS(seed=s), core, args.iterations, args.repeats)
-        ism, _ = rate(lambda s: ISMCTS(seed=s), core, args.iterations, args.repeats)
+        # informed playouts for both, as when results/bench-oos.json was written
+        # (the defaults are now heuristic playouts: benchmarks/rollout_speed.py)
+        oos, ostats = rate(lambda s: OOS(seed=s, rollout="informed"), core, args.iterations,
+                           args.repeats)
+        ism, _ = rate(lambda s: ISMCTS(seed=s, rollout="informed"), core, args.iterations,
+                      args.repeats)
         out[f"oos_iters_per_s_{where}"] = round(oos)
         out[f"ismcts_iters_per_s_{where}"] = round(ism)
         out[f"oos_over_ismcts_{where}"] = round(oos / ism, 3)
         out[f"oos_nodes_{where}"] = ostats["nodes"]
         out[f"oos_memory_bytes_{where}"] = ostats["memory_bytes"]
-    out["notes"] = ("OOS and ISMCTS with their defaults (OOS epsilon 0.3, baselines, informed playouts; "
+    out["notes"] = ("OOS and ISMCTS with informed playouts and otherwise their defaults (OOS epsilon 0.3, baselines; "
                     "ISMCTS c 1.4, informed playouts), both from the same positions: the first "
                     "decision of seed 1 and a turn 2-3 main-step decision of a seeded random game")
     print(json.dumps(out, indent=2))
