@@ -34,7 +34,7 @@ from bots.cfr import (GameGraph, Point, bot_policy, expected_value, first_below,
 from solver.bench import _meta
 
 LEVEL = 1e-3
-DEFAULT_BUDGETS = (30, 100, 300)
+DEFAULT_BUDGETS = (30, 100, 300, 1000, 3000, 10000)
 
 
 def _cpp_slots(graph: GameGraph, cpp_policy, game=None) -> np.ndarray:

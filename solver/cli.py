@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(results/cfr-tiny.json and .png)")
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
-                            "exploitability is measured (default 30,100,300)")
+                            "exploitability is measured (default 30,100,...,10000)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
                                      "results/bench-search.json, results/variant-sizes.json or "
