@@ -239,3 +239,22 @@ def test_bench_cfr_writes_figures_and_plot(tmp_path):
                                   "ours_external_sampling", "openspiel_cfr_plus",
                                   "openspiel_outcome_sampling"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_online_bots_policies_for_exploitability(tiny):
+    """What each search bot would play, as bench cfr asks it: ISMCTS a pure
+    action, OOS (which samples its mixed strategy) that strategy; same
+    policy for the same budget (the bots are seeded)."""
+    from solver.bench_cfr import _policy_function
+
+    _, graph = tiny
+    core = graph.infoset_core(0)
+    legal = set(core.legal_actions())
+    ismcts = _policy_function("ismcts", 50)(core, 0)
+    assert len(ismcts) == 1 and set(ismcts) <= legal
+    oos = _policy_function("oos", 50)(core, 0)
+    assert set(oos) == legal and abs(sum(oos.values()) - 1) < 1e-9
+    assert _policy_function("no-such-bot", 50) is None
+    first, _ = bot_policy(graph, _policy_function("oos", 30))
+    again, _ = bot_policy(graph, _policy_function("oos", 30))
+    assert np.array_equal(first, again)
