@@ -366,7 +366,7 @@ cdef int _grow_reps(Builder* b, int64_t need) noexcept nogil:
 
 
 cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
-    cdef uint64_t h1, h2
+    cdef uint64_t p1, p2, h
     cdef int64_t v, found
     cdef int acts[NUM_ACTIONS]
     cdef double probs[NUM_ACTIONS]
@@ -376,8 +376,8 @@ cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
     cdef State child
     if b.error:
         return -1
-    _hash_state(s, &h1, &h2)
-    found = _table_get(&b.nodes, h1, h2)
+    _hash_state(s, &p1, &p2)
+    found = _table_get(&b.nodes, p1, p2)
     if found >= 0:
         return found
     if is_terminal(s):
@@ -394,8 +394,8 @@ cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
     else:
         p = current_player(s)
         n = legal_actions(b.c, s, acts)
-        h1 = info_hash(b.c, s, p)
-        found = _table_get(&b.sets, h1, <uint64_t>p)
+        h = info_hash(b.c, s, p)
+        found = _table_get(&b.sets, h, <uint64_t>p)
         if found >= 0:
             iset = <int32_t>found
             if not _same_actions(b.g, iset, n, acts):
@@ -403,7 +403,7 @@ cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
                 return -1
         else:
             iset = _add_set(b.g, p, n, acts)
-            if iset < 0 or _table_put(&b.sets, h1, <uint64_t>p, iset) < 0 \
+            if iset < 0 or _table_put(&b.sets, h, <uint64_t>p, iset) < 0 \
                     or _grow_reps(b, iset + 1) < 0:
                 b.error = 1
                 return -1
@@ -421,8 +421,7 @@ cdef int64_t _build(Builder* b, const State* s) noexcept nogil:
     if v >= b.max_nodes:
         b.error = 2
         return -1
-    _hash_state(s, &h1, &h2)
-    if _table_put(&b.nodes, h1, h2, v) < 0:
+    if _table_put(&b.nodes, p1, p2, v) < 0:
         b.error = 1
         return -1
     return v
@@ -938,6 +937,8 @@ cdef class Solver:
     cdef double* v             # per node: value scratch
     cdef double* cf            # per node: counterfactual reach scratch
     cdef double* own           # per node: own reach scratch
+    cdef double* cf1           # per node: player 1's counterfactual reach (vanilla CFR)
+    cdef double* own1          # per node: player 1's own reach (vanilla CFR)
     cdef Rng rng
 
     def __cinit__(self):
@@ -947,6 +948,8 @@ cdef class Solver:
         self.v = NULL
         self.cf = NULL
         self.own = NULL
+        self.cf1 = NULL
+        self.own1 = NULL
 
     def __init__(self, GameGraph graph, str algorithm="cfr+", double epsilon=0.6, seed=0):
         if algorithm not in _ALGORITHMS:
@@ -969,6 +972,11 @@ cdef class Solver:
             self.own = <double*>malloc(nodes * sizeof(double))
             if self.v == NULL or self.cf == NULL or self.own == NULL:
                 raise MemoryError("solver: out of memory")
+        if self.alg == ALG_CFR:
+            self.cf1 = <double*>malloc(nodes * sizeof(double))
+            self.own1 = <double*>malloc(nodes * sizeof(double))
+            if self.cf1 == NULL or self.own1 == NULL:
+                raise MemoryError("solver: out of memory")
         if self.regret == NULL or self.avg == NULL or self.cur == NULL:
             raise MemoryError("solver: out of memory")
         cdef int32_t i
@@ -983,12 +991,14 @@ cdef class Solver:
         free(self.v)
         free(self.cf)
         free(self.own)
+        free(self.cf1)
+        free(self.own1)
 
     def nbytes(self):
         """Bytes of the solver's own tables (the graph aside)."""
         n = 3 * self.graph.g.n_slots * 8
         if self.alg <= ALG_CFR:
-            n += 3 * self.graph.g.n_nodes * 8
+            n += (3 if self.alg == ALG_CFR_PLUS else 5) * self.graph.g.n_nodes * 8
         return n
 
     def iterate(self, long long n=1):
@@ -1075,19 +1085,15 @@ cdef class Solver:
 
     cdef void _full_both(self) noexcept nogil:
         cdef const Graph* g = &self.graph.g
-        cdef double* cf1 = <double*>malloc(g.n_nodes * sizeof(double))
-        cdef double* own1 = <double*>malloc(g.n_nodes * sizeof(double))
         # both players' reaches under the same current strategy, then both updates
         self._reaches(1)
-        memcpy(cf1, self.cf, g.n_nodes * sizeof(double))
-        memcpy(own1, self.own, g.n_nodes * sizeof(double))
+        memcpy(self.cf1, self.cf, g.n_nodes * sizeof(double))
+        memcpy(self.own1, self.own, g.n_nodes * sizeof(double))
         self._reaches(0)
         self._accumulate(0, 1.0)
-        memcpy(self.cf, cf1, g.n_nodes * sizeof(double))
-        memcpy(self.own, own1, g.n_nodes * sizeof(double))
+        memcpy(self.cf, self.cf1, g.n_nodes * sizeof(double))
+        memcpy(self.own, self.own1, g.n_nodes * sizeof(double))
         self._accumulate(1, 1.0)
-        free(cf1)
-        free(own1)
         self._rematch(0, False)
         self._rematch(1, False)
 

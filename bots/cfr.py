@@ -69,9 +69,9 @@ def solve(graph: GameGraph, algorithm: str = "cfr+", *, iterations: int | None =
     """Runs ``algorithm`` until ``iterations``, ``seconds`` of solver time or a
     NashConv ``target`` (whichever comes first; at least one must be given)
     and returns the solver and its curve: the average policy evaluated at
-    geometrically spaced iteration counts (``first``, then x1.25 or more,
-    about ``checkpoints`` per decade's worth), and at the end.  Evaluation
-    time is not counted in ``seconds``."""
+    geometrically spaced iteration counts (from ``first``, ``checkpoints / 4``
+    evaluations per tenfold increase), and at the end.  Evaluation time is
+    not counted in ``seconds``."""
     if iterations is None and seconds is None and target is None:
         raise ValueError("solve: give iterations, seconds or target")
     solver = Solver(graph, algorithm, epsilon=epsilon, seed=seed)

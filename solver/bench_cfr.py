@@ -37,12 +37,10 @@ LEVEL = 1e-3
 DEFAULT_BUDGETS = (30, 100, 300, 1000, 3000, 10000)
 
 
-def _cpp_slots(graph: GameGraph, cpp_policy, game=None) -> np.ndarray:
-    """Slot probabilities of an OpenSpiel C++ policy (a tabular policy by
-    key; otherwise asked at a state of each information set)."""
-    if isinstance(cpp_policy, pyspiel.TabularPolicy):
-        return graph.policy_from_callable(
-            lambda i: dict(cpp_policy.get_state_policy(graph.infoset_key(i))))
+def _cpp_slots(graph: GameGraph, cpp_policy, game) -> np.ndarray:
+    """Slot probabilities of an OpenSpiel C++ policy, asked at a state of
+    each information set (the solvers' average policies do not all support
+    lookup by key)."""
     return graph.policy_from_callable(lambda i: dict(cpp_policy.action_probabilities(
         game.state_from_core(graph.infoset_core(i)))))
 

@@ -92,6 +92,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
                ask_all=args.ask_all)
 
 
+def _budgets(text: str) -> tuple[int, ...]:
+    """``--budgets 30,100,300`` -> (30, 100, 300); ParameterError if not positive counts."""
+    try:
+        budgets = tuple(int(b) for b in text.split(","))
+    except ValueError:
+        budgets = ()
+    if not budgets or min(budgets) <= 0:
+        raise ParameterError(f"--budgets: expected positive iteration counts separated by "
+                             f"commas, e.g. 30,100,300; got {text!r}")
+    return budgets
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from solver import bench
 
@@ -104,8 +116,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "cfr":
         from solver import bench_cfr
 
-        budgets = tuple(int(b) for b in args.budgets.split(",")) if args.budgets \
-            else bench_cfr.DEFAULT_BUDGETS
+        budgets = _budgets(args.budgets) if args.budgets else bench_cfr.DEFAULT_BUDGETS
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         out = args.out or "results/cfr-tiny.json"
         data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets,

@@ -258,3 +258,13 @@ def test_online_bots_policies_for_exploitability(tiny):
     first, _ = bot_policy(graph, _policy_function("oos", 30))
     again, _ = bot_policy(graph, _policy_function("oos", 30))
     assert np.array_equal(first, again)
+
+
+def test_bench_cfr_refuses_bad_budgets():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "solver.cli", "bench", "cfr", "--budgets", "30,x"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "--budgets" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -12,18 +12,9 @@ import numpy as np
 import pytest
 
 from solver import tournament as T
+from tournament_helpers import cli, rows_of
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def rows_of(folder):
-    with open(Path(folder) / "games.csv", newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def without_seconds(rows):

@@ -4,21 +4,13 @@ games.csv and values.csv as the local process pool (apart from timing).
 ray comes with README's test command (it is in the ``test`` extra); one
 small tournament keeps the Ray start-up (a few seconds) the main cost."""
 import csv
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[test]' (or "
                                   "'.[ray]') brings it; the Ray backend cannot be tested")
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+from tournament_helpers import cli  # noqa: E402
 
 
 def table(path, drop=("seconds_per_move_polish", "seconds_per_move_german")):
@@ -32,7 +24,8 @@ def test_ray_backend_gives_the_local_results(tmp_path):
     local, ray = tmp_path / "local", tmp_path / "ray"
     r = cli(*args, "--out", str(local))
     assert r.returncode == 0, r.stderr
-    r = cli(*args, "--out", str(ray), "--backend", "ray", "--address", "local")
+    r = cli(*args, "--out", str(ray), "--backend", "ray", "--address", "local",
+            timeout=300)
     assert r.returncode == 0, r.stderr
     assert "Ray: a local instance with 2 CPUs" in r.stdout
     assert r.stdout.count("Finished game") == 6

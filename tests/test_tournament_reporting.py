@@ -1,31 +1,20 @@
 """Tournaments: progress output, figures, self-play, side balance, Wilson
 intervals, and the choice of backend (the Ray run itself is in
 test_tournament_ray.py)."""
-import csv
 import io
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from solver import tournament as T
+from tournament_helpers import cli, rows_of
 from solver.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def rows_of(folder):
-    with open(Path(folder) / "games.csv", newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def assert_png(path):
