@@ -16,6 +16,9 @@ Spec strings (the one place they are documented)::
                       informed at the rest), heuristic-pure (the rules
                       only), informed (weighted random) or random
         nodes=N       node cap bounding memory (default 1000000)
+        prior=X       progressive bias toward the heuristic bot's choice at
+                      each node, X / (visits + 1) on its UCB score (default 3;
+                      0: plain UCB)
     oos[:key=value,...]         online outcome-sampling MCCFR (bots._oos): a
                                 mixed strategy, played by sampling it
         time=S        seconds per decision (default 1.0 when no iterations)

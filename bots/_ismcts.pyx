@@ -26,7 +26,7 @@ from bots._keytable cimport (
     KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
     table_insert,
 )
-from bots._policy cimport heuristic_action
+from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
     A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_NUMBER,
     A_PASS, A_PLACE, A_PLAY, A_REDRAW, A_SEARCH, A_SELECT_ENEMY, A_SELECT_OWN,
@@ -142,8 +142,13 @@ cdef class ISMCTS:
     memory (past it, iterations run playouts from the frontier without adding
     nodes); ``rollout``: "informed", "random", "heuristic" (the heuristic
     bot's rules, bots._policy, at 90% of the playout decisions, informed at
-    the rest) or "heuristic-pure"; ``seed``: the searcher's random stream
-    (same seed and iteration budget, same result).
+    the rest) or "heuristic-pure"; ``prior``: the weight of the progressive
+    bias toward the actions the heuristic bot prefers at a node (it reads
+    only the information of the player to move, so the bias is the same in
+    every world of an information set), ``prior / (visits + 1)`` added to
+    their UCB score and those actions tried first; it fades as the visits
+    grow, and 0 turns it off; ``seed``: the searcher's random stream (same
+    seed and iteration budget, same result).
     """
     cdef Node* nodes
     cdef Edge* edges
@@ -152,6 +157,7 @@ cdef class ISMCTS:
     cdef readonly int max_nodes
     cdef readonly double uct_c
     cdef readonly int rollout
+    cdef readonly double prior     # progressive-bias weight toward the heuristic's choices (0: none)
     cdef Rng rng
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
@@ -163,9 +169,12 @@ cdef class ISMCTS:
         self.table.index = NULL
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
-                 seed=0):
+                 seed=0, double prior=3.0):
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
+        if not prior >= 0.0:
+            raise ValueError(f"prior must be at least 0, got {prior}")
+        self.prior = prior
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.uct_c = uct_c
@@ -223,13 +232,43 @@ cdef class ISMCTS:
         self.n_edges += n
         return i
 
-    cdef int _select(self, int32_t node, const int* acts, int n) noexcept nogil:
+    cdef int _select(self, int32_t node, const int* acts, int n, const int* pref,
+                     int n_pref) noexcept nogil:
         """UCB over the legal actions, with availability counts; returns the
-        edge index chosen (unvisited legal edges first, at random)."""
+        edge index chosen (unvisited legal edges first, at random; among them
+        the ``pref`` actions first).  With ``prior`` > 0, the ``n_pref``
+        actions the heuristic prefers here get the progressive bias
+        ``prior / (visits + 1)`` (Chaslot et al. 2008)."""
         cdef Node* nd = &self.nodes[node]
-        cdef int k, i, best = -1, unvisited = 0
+        cdef int k, i, j, best = -1, unvisited = 0, upref = 0
         cdef double score, best_score = -1.0, lg
         cdef Edge* e
+        if n_pref > 0:
+            # an unvisited preferred action first
+            for j in range(n_pref):
+                for k in range(nd.count):
+                    e = &self.edges[nd.first + k]
+                    if e.action == pref[j]:
+                        if e.visits == 0:
+                            upref += 1
+                        break
+        if upref > 0:
+            for i in range(n):
+                for k in range(nd.count):
+                    e = &self.edges[nd.first + k]
+                    if e.action == acts[i]:
+                        e.avail += 1
+                        break
+            upref = rng_below(&self.rng, upref)
+            for j in range(n_pref):
+                for k in range(nd.count):
+                    e = &self.edges[nd.first + k]
+                    if e.action == pref[j]:
+                        if e.visits == 0:
+                            if upref == 0:
+                                return nd.first + k
+                            upref -= 1
+                        break
         # mark availability, count unvisited legal edges
         for i in range(n):
             for k in range(nd.count):
@@ -255,6 +294,10 @@ cdef class ISMCTS:
                 e = &self.edges[nd.first + k]
                 if e.action == acts[i]:
                     score = e.wins / e.visits + self.uct_c * sqrt(log(<double>e.avail) / e.visits)
+                    for j in range(n_pref):
+                        if pref[j] == e.action:
+                            score += self.prior / (e.visits + 1.0)
+                            break
                     if score > best_score:
                         best_score = score
                         best = nd.first + k
@@ -266,7 +309,8 @@ cdef class ISMCTS:
         """One iteration; returns the winner, or -2 if memory ran out."""
         cdef State s = root[0]
         cdef int buf[NUM_ACTIONS]
-        cdef int n, p, depth = 0, winner, k, e
+        cdef int pref[NUM_ACTIONS]
+        cdef int n, p, depth = 0, winner, k, e, n_pref = 0
         cdef int32_t node
         cdef uint64_t key
         cdef bint expanded = False
@@ -291,7 +335,9 @@ cdef class ISMCTS:
                 if node < 0:
                     return -2
                 expanded = True
-            e = self._select(node, buf, n)
+            if self.prior > 0.0:
+                n_pref = heuristic_ties(c, &s, buf, n, pref)
+            e = self._select(node, buf, n, pref, n_pref)
             if e < 0:
                 break  # no edge matches (a hash collision): play out from here
             path_nodes[depth] = node

@@ -116,9 +116,9 @@ class ISMCTSBot(SearchBot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, c: float = 1.4, rollout: str = "heuristic",
-                 nodes: int = 1_000_000):
+                 nodes: int = 1_000_000, prior: float = 3.0):
         super().__init__(player, seed, time, iterations,
-                         {"uct_c": c, "max_nodes": nodes, "rollout": rollout})
+                         {"uct_c": c, "max_nodes": nodes, "rollout": rollout, "prior": prior})
 
     @staticmethod
     def engine():
@@ -273,7 +273,8 @@ class OpenSpielISMCTSBot(Bot):
 ISMCTS_ROLLOUTS = ("informed", "random", "heuristic", "heuristic-pure")
 
 _OPTIONS = {
-    "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int},
+    "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int,
+               "prior": float},
     "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
             "threshold": float, "weighting": str, "regret": str, "baseline": str},
     "openspiel-ismcts": {"sims": int, "time": float, "c": float},
@@ -314,6 +315,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         for key in ("time", "iterations", "c", "nodes"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
+        if not options.get("prior", 0.0) >= 0:
+            raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
     if name == "oos":
         for key, allowed in (("rollout", ISMCTS_ROLLOUTS),
                              ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),

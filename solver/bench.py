@@ -313,14 +313,14 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
     def rate(state, rollout):
         out = []
         for r in range(repeats):
-            engine = ISMCTS(uct_c=1.4, rollout=rollout, seed=r)
+            engine = ISMCTS(uct_c=1.4, rollout=rollout, seed=r, prior=0.0)
             st = engine.search(state.core, iterations=iterations)
             out.append(st["iterations"] / st["seconds"])
         return statistics.median(out)
 
     import resource
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    big = ISMCTS(uct_c=1.4, seed=0).search(opening.core, iterations=100_000)
+    big = ISMCTS(uct_c=1.4, seed=0, prior=0.0).search(opening.core, iterations=100_000)
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
     ref = []
@@ -352,7 +352,7 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
             v >= 4 for v in out["advise_agreement_5_seeds"].values()),
     }
     out["notes"] = {"method": f"medians of {repeats} searches of {iterations} iterations "
-                              f"(uct_c 1.4); OpenSpiel's Python ISMCTSBot with "
+                              f"(uct_c 1.4, plain UCB: prior 0); OpenSpiel's Python ISMCTSBot with "
                               f"{ref_simulations} simulations and a random rollout; the "
                               "ratio compares both with random rollouts"}
     out["meta"] = _meta()
