@@ -7,7 +7,12 @@ plays the reference bots at equal time per move (``--time``, default
 ``results/tournaments/reference/``, sized for a 95% interval of about +-5%
 on the pairings that have a target; then the strongest bot (by the combined
 Elo) plays itself (``self-play``, a new deal every game) for the balance of
-the sides.  It writes the combined standings (``reference/standings.md``,
+the sides, and every other bot with a calibration target plays itself too
+(``oos-self-play``): a bot's value estimate is its win chance when both
+sides play as it does, so its calibration target is measured on its
+self-play games.  Against other opponents the same estimates are too low
+(a weaker opponent) or too high (a stronger one); the report lists the
+calibration against each opponent and over all games as well.  It writes the combined standings (``reference/standings.md``,
 ``summary.json``, ``ratings.png``, ``calibration.png``) and the balance
 report ``results/tournaments/balance.md`` and ``balance.json``: each side's
 win rate in self-play with its 95% interval, and every target with its
@@ -42,6 +47,7 @@ HALF_WIDTH = 0.05               # +-5% 95% intervals on the target pairings
 DECISIONS_PER_GAME = 178        # about 89 per bot (measured on ismcts games)
 CONTEXT_GAMES = 40              # pairings without a target: ratings only
 OOS_VS_ISMCTS_GAMES = 400       # the online CFR bot against ISMCTS: issue 4 asks for >= 400 games
+CALIBRATION_GAMES = 200         # self-play of a calibrated bot that is not the strongest
 
 # role -> spec template; a role whose spec parse_spec refuses is left out
 BOT_TEMPLATES = {
@@ -53,7 +59,7 @@ BOT_TEMPLATES = {
 }
 
 # the targets, by role; score: the first bot's share of the games between
-# the two; ece: the bot's expected calibration error over all its games
+# the two; ece: the bot's expected calibration error over its self-play games
 TARGETS = [
     {"name": "ismcts-beats-openspiel-ismcts", "kind": "score", "first": "ismcts",
      "second": "openspiel-ismcts", "min": 0.80},
@@ -75,6 +81,16 @@ PAIRINGS = [
     ("oos-vs-heuristic", "oos", "heuristic", CONTEXT_GAMES),
 ]
 SELF_PLAY = "self-play"
+CALIBRATED = [t["bot"] for t in TARGETS if t["kind"] == "ece"]   # roles with an ECE target
+
+
+def calibration_stage(role: str) -> str:
+    """The self-play stage of a calibrated bot that is not the strongest."""
+    return f"{role}-{SELF_PLAY}"
+
+
+def is_self_play(stage: str) -> bool:
+    return stage == SELF_PLAY or stage.endswith("-" + SELF_PLAY)
 
 
 def _accepted(spec: str) -> bool:
@@ -116,6 +132,13 @@ def plan(bots: dict[str, str], scale: float = 1.0) -> list[dict[str, Any]]:
     stages.append({"name": SELF_PLAY, "bots": None, "format": "self-play",
                    "games": max(1, math.ceil(games_for_half_width(0.5) * scale)),
                    "target": True})
+    # played only by a calibrated bot that is not the strongest (which plays self-play)
+    for role in CALIBRATED:
+        if role in bots:
+            stages.append({"name": calibration_stage(role), "bots": [bots[role]],
+                           "format": "self-play", "role": role,
+                           "games": max(1, math.ceil(CALIBRATION_GAMES * scale)),
+                           "target": True})
     return stages
 
 
@@ -136,6 +159,8 @@ def estimate_seconds(stages: Sequence[dict[str, Any]], bots: dict[str, str], job
     for st in stages:
         per_bot = ([seconds_per_decision(s) for s in st["bots"]] if st["bots"]
                    else [slowest, slowest])
+        if len(per_bot) == 1:          # self-play: the bot takes both seats
+            per_bot *= 2
         total += st["games"] * (DECISIONS_PER_GAME / 2 * sum(per_bot) + 0.01)
     return total / jobs
 
@@ -190,7 +215,7 @@ def check_targets(bots: dict[str, str], rows: Sequence[dict[str, Any]],
                 out.append(res)
                 continue
             spec = bots[t["bot"]]
-            mine = [v for v in values if v["bot"] == spec]
+            mine = [v for v in values if v["bot"] == spec and is_self_play(v.get("stage", ""))]
             cal = T.calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
             res.update(bot=spec, value=cal["ece"], brier=cal["brier"],
                        estimates=cal["estimates"],
@@ -213,9 +238,42 @@ def balance(bots: dict[str, str], stage_rows: dict[str, list[dict[str, Any]]],
     return {"time_per_move": time_per_move, "bots": bots,
             "games": {name: len(rs) for name, rs in stage_rows.items()},
             "self_play": {"bot": self_play_bot, **T.side_balance(sp)},
+            "calibration": calibration_by_opponent(bots, stage_rows, stage_values),
             "targets": targets,
             "all_passed": bool(decided) and all(decided),
             "targets_not_run": [t["name"] for t in targets if t["passed"] is None]}
+
+
+def calibration_by_opponent(bots: dict[str, str], stage_rows: dict[str, list[dict[str, Any]]],
+                            stage_values: dict[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
+    """For each bot with a calibration target: its ECE and Brier score
+    against each opponent (``itself`` in self-play) and over all its games."""
+    out = []
+    for role in CALIBRATED:
+        if role not in bots:
+            continue
+        spec = bots[role]
+        pooled: list[dict[str, str]] = []
+        for name, vs in stage_values.items():
+            mine = [v for v in vs if v["bot"] == spec]
+            if not mine:
+                continue
+            pooled += mine
+            if is_self_play(name):
+                opponent = "itself"
+            else:
+                rs = stage_rows.get(name, [])
+                others = {r[k] for r in rs for k in ("polish", "german")} - {spec}
+                opponent = ", ".join(sorted(others)) or "?"
+            cal = T.calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
+            out.append({"bot": spec, "stage": name, "opponent": opponent, "ece": cal["ece"],
+                        "brier": cal["brier"], "estimates": cal["estimates"]})
+        if pooled:
+            cal = T.calibration([float(v["value"]) for v in pooled],
+                                [int(v["won"]) for v in pooled])
+            out.append({"bot": spec, "stage": "all", "opponent": "all games", "ece": cal["ece"],
+                        "brier": cal["brier"], "estimates": cal["estimates"]})
+    return out
 
 
 def _pct(x: float | None) -> str:
@@ -247,7 +305,7 @@ def balance_md(report: dict[str, Any]) -> str:
             thr = f">= {_pct(t['threshold']['min'])}"
             measured, ci = _pct(t["value"]), _ci(t["ci95"])
         else:
-            thr = f"ECE <= {t['threshold']['max']:.3f}"
+            thr = f"ECE <= {t['threshold']['max']:.3f} (self-play)"
             measured = "-" if t["value"] is None else f"ECE {t['value']:.3f}"
             ci = f"{t['estimates']} estimates"
         result = t["status"].upper() if t["status"] in ("pass", "fail") else t["status"]
@@ -255,6 +313,15 @@ def balance_md(report: dict[str, Any]) -> str:
             result += " (interval spans the threshold)"
         lines.append(f"| {t['name']} | {measured} | {ci} | {thr} | {t.get('games', 0)} | "
                      f"{result} |")
+    if report.get("calibration"):
+        lines += ["", "## Calibration of the value estimates, by opponent", "",
+                  "A bot's estimate is its win chance when both sides play as it does: the "
+                  "target is measured in its self-play games (`itself`). Against a weaker "
+                  "opponent the estimates are too low, against a stronger one too high.", "",
+                  "| Bot | Opponent | Estimates | Brier | ECE |", "|---|---|---|---|---|"]
+        for c in report["calibration"]:
+            lines.append(f"| `{c['bot']}` | {c['opponent']} | {c['estimates']} | "
+                         f"{c['brier']:.3f} | {c['ece']:.3f} |")
     verdict = "all measured targets pass" if report["all_passed"] else \
         "some targets fail or were not measured"
     lines += ["", f"Overall: {verdict}."]
@@ -273,8 +340,8 @@ def write_report(report_dir: Path, ref_dir: Path, bots: dict[str, str],
         folder = ref_dir / st["name"]
         if (folder / "games.csv").exists():
             stage_rows[st["name"]], stage_values[st["name"]] = read_stage(folder, i)
-    pair_rows = [r for name, rs in stage_rows.items() if name != SELF_PLAY for r in rs]
-    pair_values = [v for name, vs in stage_values.items() if name != SELF_PLAY for v in vs]
+    pair_rows = [r for name, rs in stage_rows.items() if not is_self_play(name) for r in rs]
+    pair_values = [v for name, vs in stage_values.items() if not is_self_play(name) for v in vs]
     specs = [s for s in bots.values() if any(s in (r["polish"], r["german"]) for r in pair_rows)]
     if len(specs) >= 2:
         params = {"bots": specs, "format": "reference, combined", "seed": seed,
@@ -340,7 +407,12 @@ def _main(args: argparse.Namespace) -> int:
     if missing:
         print(f"Not available (parse_spec refuses them): {', '.join(missing)}")
     for st in stages:
-        who = " vs ".join(st["bots"]) if st["bots"] else "the strongest bot against itself"
+        if st["name"] == SELF_PLAY:
+            who = "the strongest bot against itself"
+        elif "role" in st:
+            who = f"{st['bots'][0]} against itself, unless it is the strongest"
+        else:
+            who = " vs ".join(st["bots"])
         print(f"  {st['name']}: {st['games']} games, {who}")
     when = f"{est / 60:.0f} minutes" if est >= 120 else f"{est:.0f} seconds"
     print(f"Estimated run time: about {when} at --jobs {args.jobs} "
@@ -349,7 +421,8 @@ def _main(args: argparse.Namespace) -> int:
         return 0
     ref = Path(args.out)
     rows: list[dict[str, Any]] = []
-    for i, st in enumerate(stages[:-1]):
+    pairings = [st for st in stages if not is_self_play(st["name"])]
+    for i, st in enumerate(pairings):
         print(f"\n== {st['name']} ==", flush=True)
         T.run(st["bots"], fmt="round-robin", games=st["games"], jobs=args.jobs, seed=args.seed,
               out=str(ref / st["name"]), progress=T.progress_for(sys.stdout),
@@ -357,11 +430,18 @@ def _main(args: argparse.Namespace) -> int:
         rows += read_stage(ref / st["name"], i)[0]
     played = [s for s in bots.values() if any(s in (r["polish"], r["german"]) for r in rows)]
     best = strongest(played, rows, args.seed)
-    sp = stages[-1]
+    sp = next(st for st in stages if st["name"] == SELF_PLAY)
     print(f"\n== {SELF_PLAY}: {best} (the highest Elo) ==", flush=True)
     T.run([best], fmt="self-play", games=sp["games"], jobs=args.jobs, seed=args.seed,
           out=str(ref / SELF_PLAY), progress=T.progress_for(sys.stdout), backend=args.backend,
           address=args.address)
+    for st in stages:
+        if "role" in st and st["bots"][0] != best:
+            print(f"\n== {st['name']}: {st['bots'][0]} (its calibration) ==", flush=True)
+            T.run(st["bots"], fmt="self-play", games=st["games"], jobs=args.jobs,
+                  seed=args.seed, out=str(ref / st["name"]),
+                  progress=T.progress_for(sys.stdout), backend=args.backend,
+                  address=args.address)
     report = write_report(Path(args.report_dir), ref, bots, stages, best, args.seed, args.time)
     print()
     print(balance_md(report), end="")

@@ -34,7 +34,8 @@ def test_bot_list_takes_oos_once_parse_spec_accepts_it(ref, monkeypatch):
     assert with_oos["oos"] == "oos:time=0.02"
     assert list(with_oos) == ["ismcts", "oos", "heuristic", "random", "openspiel-ismcts"]
     names = [s["name"] for s in ref.plan(with_oos)]
-    assert "oos-vs-ismcts" in names and names[-1] == "self-play"
+    assert "oos-vs-ismcts" in names and names[-3:] == ["self-play", "ismcts-self-play",
+                                                       "oos-self-play"]
     monkeypatch.delitem(bots.base._OPTIONS, "oos")
     without = ref.bots_for(0.5)
     assert "oos" not in without and without["openspiel-ismcts"] == "openspiel-ismcts:time=0.5"
@@ -116,8 +117,9 @@ def test_balance_report_from_synthetic_games(ref, tmp_path):
                  [(1, I, "polish", 0.95, 1), (2, I, "german", 0.95, 1)])
     # heuristic 200 of 200 against random (pass, decided)
     _write_stage(base / "heuristic-vs-random", _won_by(H, R, 200, 200))
-    # self-play of ismcts: Polish 30 of 50
-    _write_stage(base / "self-play", [(I, I, "polish")] * 30 + [(I, I, "german")] * 20)
+    # self-play of ismcts: Polish 30 of 50; 10 estimates of 0.9, 6 of them won
+    _write_stage(base / "self-play", [(I, I, "polish")] * 30 + [(I, I, "german")] * 20,
+                 [(g, I, "polish", 0.9, int(g <= 6)) for g in range(1, 11)])
     report = ref.write_report(tmp_path, base, bots, stages, I, seed=0, time_per_move=0.02)
 
     sp = report["self_play"]
@@ -135,11 +137,21 @@ def test_balance_report_from_synthetic_games(ref, tmp_path):
     assert (b["value"], b["passed"], b["status"]) == (0.7, False, "fail")
     c = t["heuristic-beats-random"]
     assert (c["value"], c["passed"], c["decided"]) == (1.0, True, True)
-    # ECE over ismcts's 22 estimates: bins 0.9 (17, all won), 0.3 (3, all lost), 0.95 (2, won)
+    # the target is measured on self-play: 10 estimates of 0.9, 6 won
     e = t["ismcts-calibrated"]
-    assert e["estimates"] == 22
-    assert e["value"] == pytest.approx((17 * 0.1 + 3 * 0.3 + 2 * 0.05) / 22)
+    assert e["estimates"] == 10 and e["value"] == pytest.approx(0.3)
     assert e["passed"] is False
+    # the table by opponent: the two pairings, itself, all games
+    cal = {c["opponent"]: c for c in report["calibration"]}
+    assert list(cal) == [O, H, "itself", "all games"]
+    # against OpenSpiel: bins 0.9 (17, all won), 0.3 (3, all lost)
+    assert cal[O]["estimates"] == 20
+    assert cal[O]["ece"] == pytest.approx((17 * 0.1 + 3 * 0.3) / 20)
+    assert cal[H]["ece"] == pytest.approx(0.05) and cal["itself"]["ece"] == pytest.approx(0.3)
+    assert cal["all games"]["estimates"] == 32
+    # pooled, bin [0.9, 1): 17 + 2 + 6 won of 29 at a mean of (27 * 0.9 + 2 * 0.95) / 29
+    assert cal["all games"]["ece"] == pytest.approx(
+        (abs(27 * 0.9 + 2 * 0.95 - 25) + 3 * 0.3) / 32)
     assert t["oos-calibrated"]["status"] == "not run" and t["oos-calibrated"]["passed"] is None
     assert report["all_passed"] is False and report["targets_not_run"] == ["oos-calibrated"]
     assert report["games"] == {"ismcts-vs-openspiel-ismcts": 20, "ismcts-vs-heuristic": 20,
@@ -150,6 +162,7 @@ def test_balance_report_from_synthetic_games(ref, tmp_path):
     md = (tmp_path / "balance.md").read_text()
     assert "| Polish | 30 | 60.0% | [46.2%, 72.4%] |" in md
     assert "| ismcts-beats-heuristic | 70.0% |" in md and "FAIL" in md
+    assert f"| `{I}` | itself | 10 | " in md and "ECE <= 0.050 (self-play)" in md
     assert "PASS (interval spans the threshold)" in md
     # the combined standings cover the four bots of the pairings
     summary = json.loads((base / "summary.json").read_text())
@@ -161,18 +174,25 @@ def test_all_targets_pass_when_every_measure_meets_them(ref, tmp_path):
     bots = {"ismcts": I, "heuristic": H, "random": R, "openspiel-ismcts": O, "oos": S}
     stages = ref.plan(bots, scale=0.01)
     base = tmp_path / "reference"
+    # estimates in the pairings are far off; only self-play counts for the targets
     _write_stage(base / "ismcts-vs-openspiel-ismcts", _won_by(I, O, 9, 10),
-                 [(g, I, "polish", 0.5, g % 2) for g in range(1, 11)])
+                 [(g, I, "polish", 0.1, 1) for g in range(1, 11)])
     _write_stage(base / "ismcts-vs-heuristic", _won_by(I, H, 8, 10))
     _write_stage(base / "heuristic-vs-random", _won_by(H, R, 10, 10))
     _write_stage(base / "oos-vs-ismcts", _won_by(S, I, 5, 10),
+                 [(g, S, "german", 0.9, 0) for g in range(1, 5)])
+    _write_stage(base / "self-play", [(I, I, "polish"), (I, I, "german")] * 5,
+                 [(g, I, "polish", 0.5, g % 2) for g in range(1, 11)])
+    _write_stage(base / "oos-self-play", [(S, S, "polish"), (S, S, "german")],
                  [(g, S, "german", 0.25, int(g <= 1)) for g in range(1, 5)])
-    report = ref.write_report(tmp_path, base, bots, stages, None, seed=0, time_per_move=0.02)
+    report = ref.write_report(tmp_path, base, bots, stages, I, seed=0, time_per_move=0.02)
     t = {x["name"]: x for x in report["targets"]}
     assert t["ismcts-calibrated"]["value"] == pytest.approx(0.0)
     assert t["oos-calibrated"]["value"] == pytest.approx(0.0) and t["oos-calibrated"]["passed"]
     assert report["all_passed"] is True and report["targets_not_run"] == []
-    assert report["self_play"]["games"] == 0
+    assert report["self_play"]["games"] == 10
+    cal = {(c["bot"], c["opponent"]): c["ece"] for c in report["calibration"]}
+    assert cal[(I, O)] == pytest.approx(0.9) and cal[(S, I)] == pytest.approx(0.9)
 
 
 def test_tiny_reference_run_end_to_end(tmp_path):
