@@ -31,6 +31,9 @@ Spec strings (the one place they are documented)::
         weighting=W   linear (default: iteration t weighs t) or uniform averaging
         regret=R      rm (default, regret matching) or rm+ (regret matching+)
         baseline=B    mean (default, VR-MCCFR baselines) or none
+        prior=X       warm start: a new node's regret of the heuristic bot's
+                      choice starts at X (default 300; 0: regret matching
+                      starts uniform)
     openspiel-ismcts[:sims=N,time=S,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
                     external baseline (default 300 simulations, c 1.4);

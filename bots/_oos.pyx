@@ -22,10 +22,25 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
   true distribution.  So the importance weight of a history h reduces to
   ``1 / q_i(h)``, q_i the product of i's sampling probabilities above h.
 * The tree grows by one node per iteration (the first information state not
-  in it, whose action is then drawn from its uniform current strategy); from
+  in it, whose action is then drawn from its current strategy); from
   there the playout policy of ``bots._ismcts`` (``rollout=informed`` or
   ``random``) finishes the game, and its result is the frontier value, as in
   ``oos.cc``.  Past the node cap (``nodes=``) no node is added.
+* Warm start (``prior=``, default 300; 0 turns it off): a new node's
+  cumulative regret starts at ``prior`` for the actions the heuristic bot
+  prefers there (``bots._policy``, which reads only the mover's information,
+  so every world of an information set gets the same start) and at 0 for
+  the rest, so regret matching plays the heuristic's choice until sampled
+  regrets outweigh it: the regret-based counterpart of ISMCTS's progressive
+  bias, in the spirit of Brown and Sandholm's warm starting of regret
+  minimisation (AAAI 2016).  Regret matching still converges (the start is a
+  constant offset, whose weight in the average vanishes).  The scale is
+  that of the importance-weighted regrets: an explored action's sampled
+  value is divided by its sampling probability (about epsilon / n), so one
+  iteration can add tens to hundreds.  Seat-swapped 40-game matches at
+  0.02 s a move (seed 7) against the heuristic bot: prior 0, 3, 30, 300,
+  1000, 3000 won 5, 11, 18, 22, 24, 21; against ISMCTS prior 300 won 11 and
+  1000 won 6.
 * Going back up, the sampled utility (+1/-1 for i) is corrected with
   baselines, as in VR-MCCFR (Schmid, Burch, Lanctot, Moravcik, Kadlec and
   Bowling, AAAI 2019): every edge keeps b(a), a running mean of the values
@@ -76,6 +91,7 @@ from libc.string cimport memset
 from bots._budget import run_budget, win_probabilities
 from bots._ismcts cimport playout
 from bots._ismcts import ROLLOUTS
+from bots._policy cimport heuristic_ties
 from bots._keytable cimport (
     KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
     table_insert,
@@ -123,7 +139,8 @@ cdef class OOS:
     tree (as ISMCTS's: "heuristic", "heuristic-pure", "informed", "random"); ``threshold``: root actions of smaller average
     probability are dropped from the recommended strategy; ``weighting``:
     "uniform" or "linear" (iteration t weighs t) averaging; ``regret``: "rm"
-    or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``seed``:
+    or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``prior``:
+    the initial regret of the heuristic's choices at a new node (0: none); ``seed``:
     the searcher's random stream (same seed and iteration budget, same
     result).
     """
@@ -138,6 +155,7 @@ cdef class OOS:
     cdef readonly bint linear
     cdef readonly bint plus
     cdef readonly bint use_baseline
+    cdef readonly double prior     # warm start: initial regret of the heuristic's choices at a new node
     cdef Rng rng
     cdef long long done            # iterations of the current search
     cdef double vw, vwu, vw2       # value estimator: sums of weight, weight * win, weight^2
@@ -154,7 +172,10 @@ cdef class OOS:
 
     def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
-                 str baseline="mean", seed=0):
+                 str baseline="mean", seed=0, double prior=300.0):
+        if not prior >= 0.0:
+            raise ValueError(f"prior must be at least 0, got {prior}")
+        self.prior = prior
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_nodes < 1:
@@ -253,8 +274,9 @@ cdef class OOS:
         returns the winner, or -2 if memory ran out."""
         cdef State s = root[0]
         cdef int buf[NUM_ACTIONS]
+        cdef int pref[NUM_ACTIONS]
         cdef double sigma[NUM_ACTIONS]
-        cdef int n = 0, p, depth = 0, winner, k, pick, d
+        cdef int n = 0, p, depth = 0, winner, k, pick, d, j, n_pref
         cdef int32_t node
         cdef uint64_t key
         cdef Node* nd
@@ -281,6 +303,14 @@ cdef class OOS:
                 if node < 0:
                     return -2
                 expanded = True
+                if self.prior > 0.0:
+                    # warm start: regret matching first plays what the heuristic prefers
+                    n_pref = heuristic_ties(c, &s, buf, n, pref)
+                    for j in range(n_pref):
+                        for k in range(n):
+                            if buf[k] == pref[j]:
+                                self.edges[self.nodes[node].first + k].regret = self.prior
+                                break
             elif not self._matches(node, buf, n):
                 break  # a hash collision: play out from here
             nd = &self.nodes[node]

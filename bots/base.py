@@ -144,11 +144,12 @@ class OOSBot(SearchBot):
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,
                  rollout: str = "heuristic", threshold: float = 0.2,
-                 weighting: str = "linear", regret: str = "rm", baseline: str = "mean"):
+                 weighting: str = "linear", regret: str = "rm", baseline: str = "mean",
+                 prior: float = 300.0):
         super().__init__(player, seed, time, iterations,
                          {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
                           "threshold": threshold, "weighting": weighting, "regret": regret,
-                          "baseline": baseline})
+                          "baseline": baseline, "prior": prior})
         self._rng = random.Random(seed)
 
     @staticmethod
@@ -276,7 +277,8 @@ _OPTIONS = {
     "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int,
                "prior": float},
     "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
-            "threshold": float, "weighting": str, "regret": str, "baseline": str},
+            "threshold": float, "weighting": str, "regret": str, "baseline": str,
+            "prior": float},
     "openspiel-ismcts": {"sims": int, "time": float, "c": float},
     "random": {},
     "heuristic": {},
@@ -330,6 +332,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise BotSpecError(f"bot spec {spec!r}: epsilon must be in (0, 1]")
         if not 0 <= options.get("threshold", 0.2) < 1:
             raise BotSpecError(f"bot spec {spec!r}: threshold must be in [0, 1)")
+        if not options.get("prior", 0.0) >= 0:
+            raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
     return name, options
 
 

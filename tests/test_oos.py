@@ -103,9 +103,44 @@ def test_search_refuses_chance_nodes_and_bad_arguments():
     with pytest.raises(ValueError):
         OOS().search(first_decision("tiny"))
     for kw in ({"epsilon": 0.0}, {"max_nodes": 0}, {"rollout": "smart"}, {"threshold": 1.0},
-               {"weighting": "cubic"}, {"regret": "cfr"}, {"baseline": "zero"}):
+               {"weighting": "cubic"}, {"regret": "cfr"}, {"baseline": "zero"},
+               {"prior": -1.0}):
         with pytest.raises(ValueError):
             OOS(**kw)
+
+
+def _decisions(games: int, seed: int):
+    """Decisions with 3+ legal actions of seeded random games (full game)."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(games):
+        core = Core(CFG)
+        while not core.is_terminal():
+            if core.is_chance():
+                outs = core.chance_outcomes()
+                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+            else:
+                legal = core.legal_actions()
+                if len(legal) >= 3:
+                    yield core.copy()
+                a = rng.choice(legal)
+            core.apply(a)
+
+
+def test_prior_warm_starts_toward_the_heuristic_choice():
+    """prior > 0 gives the heuristic's choices at a new node that much
+    regret, so regret matching starts on them: at a small budget the root's
+    average strategy puts more weight on them than without (same seeds)."""
+    from bots._policy import heuristic_tied
+    positions = list(_decisions(2, seed=6))[::11]
+    assert len(positions) >= 10
+    mass = {0.0: 0.0, 300.0: 0.0}
+    for prior in mass:
+        for i, core in enumerate(positions):
+            stats = OOS(seed=i, prior=prior).search(core, iterations=100)
+            tied = heuristic_tied(core)
+            mass[prior] += sum(a["average"] for a in stats["actions"] if a["action"] in tied)
+    assert mass[300.0] > mass[0.0] + 0.05 * len(positions)
 
 
 def test_finds_the_sure_win_witnesses():
@@ -192,7 +227,8 @@ def test_tiny_converges_to_the_exact_equilibrium():
 
 
 @pytest.mark.parametrize("spec", ["oos:iterations=200", "oos:time=0.05,epsilon=0.3,threshold=0.1",
-                                  "oos:iterations=100,weighting=uniform,regret=rm+,rollout=random,baseline=none"])
+                                  "oos:iterations=100,weighting=uniform,regret=rm+,rollout=random,baseline=none",
+                                  "oos:iterations=100,prior=0"])
 def test_specs_play_a_game(spec):
     game = pyspiel.load_game("wildhorn(variant=small)")
     bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
@@ -203,7 +239,7 @@ def test_specs_play_a_game(spec):
 @pytest.mark.parametrize("spec", ["oos:time=x", "oos:c=1", "oos:rollout=smart", "oos:iterations=0",
                                   "oos:epsilon=0", "oos:epsilon=1.5", "oos:threshold=1",
                                   "oos:weighting=cubic", "oos:regret=cfr", "oos:baseline=zero", "oos:nodes=-1",
-                                  "oos:time=nan"])
+                                  "oos:time=nan", "oos:prior=-0.5", "oos:prior=x"])
 def test_bad_specs(spec):
     with pytest.raises(BotSpecError) as info:
         parse_spec(spec)
