@@ -199,26 +199,30 @@ def tiny_solution():
     return list(choices.values())
 
 
-def _against_exact(iterations):
+def _against_exact(iterations, prior):
     """Mean probability the average strategy (no threshold) puts on optimal
     actions, its minimum, and the mean error of its value, over the tiny
     decisions where the choice matters."""
     mass, err = [], []
     for i, (core, exact) in enumerate(tiny_solution()):
-        stats = OOS(seed=i, threshold=0.0).search(core, iterations=iterations)
+        stats = OOS(seed=i, threshold=0.0, prior=prior).search(core, iterations=iterations)
         best = max(exact.values())
         mass.append(sum(p for a, p in stats["strategy"].items() if exact[a] == best))
         err.append(abs(stats["value"][core.current_player()] - best))
     return sum(mass) / len(mass), min(mass), sum(err) / len(err)
 
 
-def test_tiny_converges_to_the_exact_equilibrium():
+@pytest.mark.parametrize("prior, many_iterations", [(0.0, 3000), (300.0, 10000)])
+def test_tiny_converges_to_the_exact_equilibrium(prior, many_iterations):
     """On every ``tiny`` decision where some action is worse than another,
     the root strategy moves onto the optimal actions and the value onto the
-    exact value as the iterations grow."""
+    exact value as the iterations grow.  The warm start toward the
+    heuristic (prior 300, the default) is wrong at some of these decisions
+    and slows this down: measured, 0.986 of the mass on optimal actions at
+    3000 iterations (plain: 1.000), 0.999 at 10000."""
     assert len(tiny_solution()) >= 50
-    few = _against_exact(100)
-    many = _against_exact(3000)
+    few = _against_exact(100, prior)
+    many = _against_exact(many_iterations, prior)
     assert many[0] >= 0.99 and many[1] >= 0.9 and many[2] <= 0.01
     assert many[0] > few[0] and many[2] < few[2]
 
