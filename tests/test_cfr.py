@@ -255,9 +255,27 @@ def test_online_bots_policies_for_exploitability(tiny):
     oos = _policy_function("oos", 50)(core, 0)
     assert set(oos) == legal and abs(sum(oos.values()) - 1) < 1e-9
     assert _policy_function("no-such-bot", 50) is None
+    # specs with options (the bench measures the bots without their prior too)
+    plain = _policy_function("ismcts:prior=0", 50)(core, 0)
+    assert len(plain) == 1 and set(plain) <= legal
+    assert set(_policy_function("oos:prior=0", 50)(core, 0)) == legal
     first, _ = bot_policy(graph, _policy_function("oos", 30))
     again, _ = bot_policy(graph, _policy_function("oos", 30))
     assert np.array_equal(first, again)
+
+
+def test_less_exploitable_compares_the_named_bots_on_small():
+    from solver.bench_cfr import _less_exploitable
+
+    rows = [{"variant": v, "bot": b, "iterations": n, "nash_conv": x}
+            for v, b, n, x in [("small", "oos", 10, 0.5), ("small", "ismcts", 10, 0.3),
+                               ("small", "oos:prior=0", 10, 0.2),
+                               ("small", "ismcts:prior=0", 10, 0.3),
+                               ("small", "oos:prior=0", 20, 0.1),
+                               ("tiny", "oos", 10, 0.0), ("tiny", "ismcts", 10, 1.0)]]
+    assert _less_exploitable(rows) is False
+    assert _less_exploitable(rows, "oos:prior=0", "ismcts:prior=0") is True
+    assert _less_exploitable(rows, "oos:prior=0", "nobody") is None
 
 
 def test_bench_cfr_refuses_bad_budgets():
