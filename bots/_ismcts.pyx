@@ -232,6 +232,34 @@ cdef class ISMCTS:
         self.n_edges += n
         return i
 
+    cdef int32_t _edge(self, int32_t node, int action) noexcept nogil:
+        """The index of ``action``'s edge at ``node`` in the edge pool, or -1."""
+        cdef int k
+        for k in range(self.nodes[node].count):
+            if self.edges[self.nodes[node].first + k].action == action:
+                return self.nodes[node].first + k
+        return -1
+
+    cdef int32_t _random_unvisited(self, int32_t node, const int* acts, int n) noexcept nogil:
+        """A uniformly drawn edge of ``acts`` at ``node`` never visited, or -1
+        (no random draw then)."""
+        cdef int i, count = 0
+        cdef int32_t e
+        for i in range(n):
+            e = self._edge(node, acts[i])
+            if e >= 0 and self.edges[e].visits == 0:
+                count += 1
+        if count == 0:
+            return -1
+        count = rng_below(&self.rng, count)
+        for i in range(n):
+            e = self._edge(node, acts[i])
+            if e >= 0 and self.edges[e].visits == 0:
+                if count == 0:
+                    return e
+                count -= 1
+        return -1
+
     cdef int _select(self, int32_t node, const int* acts, int n, const int* pref,
                      int n_pref) noexcept nogil:
         """UCB over the legal actions, with availability counts; returns the
@@ -239,69 +267,34 @@ cdef class ISMCTS:
         the ``pref`` actions first).  With ``prior`` > 0, the ``n_pref``
         actions the heuristic prefers here get the progressive bias
         ``prior / (visits + 1)`` (Chaslot et al. 2008)."""
-        cdef Node* nd = &self.nodes[node]
-        cdef int k, i, j, best = -1, unvisited = 0, upref = 0
-        cdef double score, best_score = -1.0, lg
-        cdef Edge* e
+        cdef int i, j
+        cdef int32_t e, best = -1
+        cdef double score, best_score = -1.0
+        cdef Edge* ed
+        for i in range(n):  # availability: every legal action's edge
+            e = self._edge(node, acts[i])
+            if e >= 0:
+                self.edges[e].avail += 1
         if n_pref > 0:
-            # an unvisited preferred action first
-            for j in range(n_pref):
-                for k in range(nd.count):
-                    e = &self.edges[nd.first + k]
-                    if e.action == pref[j]:
-                        if e.visits == 0:
-                            upref += 1
-                        break
-        if upref > 0:
-            for i in range(n):
-                for k in range(nd.count):
-                    e = &self.edges[nd.first + k]
-                    if e.action == acts[i]:
-                        e.avail += 1
-                        break
-            upref = rng_below(&self.rng, upref)
-            for j in range(n_pref):
-                for k in range(nd.count):
-                    e = &self.edges[nd.first + k]
-                    if e.action == pref[j]:
-                        if e.visits == 0:
-                            if upref == 0:
-                                return nd.first + k
-                            upref -= 1
-                        break
-        # mark availability, count unvisited legal edges
+            e = self._random_unvisited(node, pref, n_pref)
+            if e >= 0:
+                return e
+        e = self._random_unvisited(node, acts, n)
+        if e >= 0:
+            return e
         for i in range(n):
-            for k in range(nd.count):
-                e = &self.edges[nd.first + k]
-                if e.action == acts[i]:
-                    e.avail += 1
-                    if e.visits == 0:
-                        unvisited += 1
+            e = self._edge(node, acts[i])
+            if e < 0:
+                continue
+            ed = &self.edges[e]
+            score = ed.wins / ed.visits + self.uct_c * sqrt(log(<double>ed.avail) / ed.visits)
+            for j in range(n_pref):
+                if pref[j] == ed.action:
+                    score += self.prior / (ed.visits + 1.0)
                     break
-        if unvisited > 0:
-            unvisited = rng_below(&self.rng, unvisited)
-            for i in range(n):
-                for k in range(nd.count):
-                    e = &self.edges[nd.first + k]
-                    if e.action == acts[i]:
-                        if e.visits == 0:
-                            if unvisited == 0:
-                                return nd.first + k
-                            unvisited -= 1
-                        break
-        for i in range(n):
-            for k in range(nd.count):
-                e = &self.edges[nd.first + k]
-                if e.action == acts[i]:
-                    score = e.wins / e.visits + self.uct_c * sqrt(log(<double>e.avail) / e.visits)
-                    for j in range(n_pref):
-                        if pref[j] == e.action:
-                            score += self.prior / (e.visits + 1.0)
-                            break
-                    if score > best_score:
-                        best_score = score
-                        best = nd.first + k
-                    break
+            if score > best_score:
+                best_score = score
+                best = e
         return best
 
     cdef int _iterate(self, const Config* c, const State* root, int searcher,

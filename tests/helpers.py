@@ -151,3 +151,22 @@ def play_quiet_turn(core: Core, rocket: int | None = None) -> None:
     else:
         reveal_rocket(core, rocket)
     pass_turn(core)
+
+
+def random_decisions(games: int, seed: int, min_legal: int = 3):
+    """Copies of the decisions with ``min_legal`` or more legal actions met
+    in ``games`` seeded random games of the full game (chance by its odds)."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(games):
+        core = Core(config())
+        while not core.is_terminal():
+            if core.is_chance():
+                outs = core.chance_outcomes()
+                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+            else:
+                legal = core.legal_actions()
+                if len(legal) >= min_legal:
+                    yield core.copy()
+                a = rng.choice(legal)
+            core.apply(a)

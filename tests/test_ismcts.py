@@ -4,6 +4,7 @@ import pyspiel
 import pytest
 
 from bots import BotSpecError, make_bot, parse_spec
+from helpers import random_decisions
 from bots._ismcts import ISMCTS, informed_playout
 from solver._core import Core, CoreConfig, encode_action
 from solver.cards import load_card_set
@@ -75,29 +76,11 @@ def test_same_seed_same_search():
     assert c["actions"] != a["actions"]
 
 
-def _decisions(games: int, seed: int):
-    """Decisions with 3+ legal actions of seeded random games."""
-    import random
-    rng = random.Random(seed)
-    for _ in range(games):
-        core = Core(CFG)
-        while not core.is_terminal():
-            if core.is_chance():
-                outs = core.chance_outcomes()
-                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-            else:
-                legal = core.legal_actions()
-                if len(legal) >= 3:
-                    yield core.copy()
-                a = rng.choice(legal)
-            core.apply(a)
-
-
 def test_prior_tries_the_heuristic_choice_first():
     """With a progressive bias (prior > 0) the first iteration at a node
     takes an action the heuristic prefers there; without it, any legal one."""
     from bots._policy import heuristic_tied
-    positions = list(_decisions(3, seed=5))[::7]
+    positions = list(random_decisions(3, seed=5))[::7]
     assert len(positions) >= 20
     off_heuristic = 0
     for i, core in enumerate(positions):
@@ -114,7 +97,7 @@ def test_prior_shifts_visits_toward_the_heuristic_choice():
     """At a small budget the bias raises the visit share of the heuristic's
     actions (summed over positions, same seeds); prior=0 is plain UCB."""
     from bots._policy import heuristic_tied
-    positions = list(_decisions(2, seed=6))[::11]
+    positions = list(random_decisions(2, seed=6))[::11]
     share = {0.0: 0.0, 3.0: 0.0}
     for prior in share:
         for i, core in enumerate(positions):

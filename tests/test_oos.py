@@ -11,6 +11,7 @@ import pyspiel
 import pytest
 
 from bots import BotSpecError, make_bot, parse_spec
+from helpers import random_decisions
 from bots._oos import OOS
 from solver._core import Core, CoreConfig, encode_action
 from solver.advise import advise
@@ -109,30 +110,12 @@ def test_search_refuses_chance_nodes_and_bad_arguments():
             OOS(**kw)
 
 
-def _decisions(games: int, seed: int):
-    """Decisions with 3+ legal actions of seeded random games (full game)."""
-    import random
-    rng = random.Random(seed)
-    for _ in range(games):
-        core = Core(CFG)
-        while not core.is_terminal():
-            if core.is_chance():
-                outs = core.chance_outcomes()
-                a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-            else:
-                legal = core.legal_actions()
-                if len(legal) >= 3:
-                    yield core.copy()
-                a = rng.choice(legal)
-            core.apply(a)
-
-
 def test_prior_warm_starts_toward_the_heuristic_choice():
     """prior > 0 gives the heuristic's choices at a new node that much
     regret, so regret matching starts on them: at a small budget the root's
     average strategy puts more weight on them than without (same seeds)."""
     from bots._policy import heuristic_tied
-    positions = list(_decisions(2, seed=6))[::11]
+    positions = list(random_decisions(2, seed=6))[::11]
     assert len(positions) >= 10
     mass = {0.0: 0.0, 300.0: 0.0}
     for prior in mass:
