@@ -40,6 +40,7 @@ ctypedef struct Edge:
     int32_t action             # action id
     uint32_t visits            # iterations that took this action here
     uint32_t avail             # iterations in which it was legal here
+    int32_t preferred          # 1 if the heuristic prefers it here (set when prior > 0)
     double wins                # wins of the node's player after it
 
 
@@ -228,6 +229,7 @@ cdef class ISMCTS:
             self.edges[self.n_edges + k].action = acts[k]
             self.edges[self.n_edges + k].visits = 0
             self.edges[self.n_edges + k].avail = 0
+            self.edges[self.n_edges + k].preferred = 0
             self.edges[self.n_edges + k].wins = 0.0
         self.n_edges += n
         return i
@@ -240,34 +242,49 @@ cdef class ISMCTS:
                 return self.nodes[node].first + k
         return -1
 
-    cdef int32_t _random_unvisited(self, int32_t node, const int* acts, int n) noexcept nogil:
-        """A uniformly drawn edge of ``acts`` at ``node`` never visited, or -1
-        (no random draw then)."""
+    cdef void _mark_preferred(self, int32_t node, const Config* c, const State* s,
+                              const int* acts, int n) noexcept nogil:
+        """Marks the edges of the actions the heuristic prefers at a new node.
+        It reads only the information of the player to move (bots._policy),
+        so one world of the information set decides for all of them."""
+        cdef int pref[NUM_ACTIONS]
+        cdef int j, n_pref = heuristic_ties(c, s, acts, n, pref)
+        cdef int32_t e
+        for j in range(n_pref):
+            e = self._edge(node, pref[j])
+            if e >= 0:
+                self.edges[e].preferred = 1
+
+    cdef int32_t _random_unvisited(self, int32_t node, const int* acts, int n,
+                                   bint preferred_only) noexcept nogil:
+        """A uniformly drawn edge of ``acts`` at ``node`` never visited (only
+        preferred ones if ``preferred_only``), or -1 (no random draw then)."""
         cdef int i, count = 0
         cdef int32_t e
         for i in range(n):
             e = self._edge(node, acts[i])
-            if e >= 0 and self.edges[e].visits == 0:
+            if e >= 0 and self.edges[e].visits == 0 and (
+                    self.edges[e].preferred or not preferred_only):
                 count += 1
         if count == 0:
             return -1
         count = rng_below(&self.rng, count)
         for i in range(n):
             e = self._edge(node, acts[i])
-            if e >= 0 and self.edges[e].visits == 0:
+            if e >= 0 and self.edges[e].visits == 0 and (
+                    self.edges[e].preferred or not preferred_only):
                 if count == 0:
                     return e
                 count -= 1
         return -1
 
-    cdef int _select(self, int32_t node, const int* acts, int n, const int* pref,
-                     int n_pref) noexcept nogil:
+    cdef int _select(self, int32_t node, const int* acts, int n) noexcept nogil:
         """UCB over the legal actions, with availability counts; returns the
         edge index chosen (unvisited legal edges first, at random; among them
-        the ``pref`` actions first).  With ``prior`` > 0, the ``n_pref``
-        actions the heuristic prefers here get the progressive bias
-        ``prior / (visits + 1)`` (Chaslot et al. 2008)."""
-        cdef int i, j
+        the preferred ones first).  With ``prior`` > 0, the actions the
+        heuristic prefers here get the progressive bias ``prior / (visits +
+        1)`` (Chaslot et al. 2008)."""
+        cdef int i
         cdef int32_t e, best = -1
         cdef double score, best_score = -1.0
         cdef Edge* ed
@@ -275,11 +292,11 @@ cdef class ISMCTS:
             e = self._edge(node, acts[i])
             if e >= 0:
                 self.edges[e].avail += 1
-        if n_pref > 0:
-            e = self._random_unvisited(node, pref, n_pref)
+        if self.prior > 0.0:
+            e = self._random_unvisited(node, acts, n, True)
             if e >= 0:
                 return e
-        e = self._random_unvisited(node, acts, n)
+        e = self._random_unvisited(node, acts, n, False)
         if e >= 0:
             return e
         for i in range(n):
@@ -288,10 +305,8 @@ cdef class ISMCTS:
                 continue
             ed = &self.edges[e]
             score = ed.wins / ed.visits + self.uct_c * sqrt(log(<double>ed.avail) / ed.visits)
-            for j in range(n_pref):
-                if pref[j] == ed.action:
-                    score += self.prior / (ed.visits + 1.0)
-                    break
+            if ed.preferred:
+                score += self.prior / (ed.visits + 1.0)
             if score > best_score:
                 best_score = score
                 best = e
@@ -302,8 +317,7 @@ cdef class ISMCTS:
         """One iteration; returns the winner, or -2 if memory ran out."""
         cdef State s = root[0]
         cdef int buf[NUM_ACTIONS]
-        cdef int pref[NUM_ACTIONS]
-        cdef int n, p, depth = 0, winner, k, e, n_pref = 0
+        cdef int n, p, depth = 0, winner, k, e
         cdef int32_t node
         cdef uint64_t key
         cdef bint expanded = False
@@ -328,9 +342,9 @@ cdef class ISMCTS:
                 if node < 0:
                     return -2
                 expanded = True
-            if self.prior > 0.0:
-                n_pref = heuristic_ties(c, &s, buf, n, pref)
-            e = self._select(node, buf, n, pref, n_pref)
+                if self.prior > 0.0:
+                    self._mark_preferred(node, c, &s, buf, n)
+            e = self._select(node, buf, n)
             if e < 0:
                 break  # no edge matches (a hash collision): play out from here
             path_nodes[depth] = node

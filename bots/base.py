@@ -311,14 +311,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                                f"simulation only expands the root)")
         if "sims" in options and "time" in options:
             raise BotSpecError(f"bot spec {spec!r}: give sims or time, not both")
+    if not options.get("prior", 0.0) >= 0:     # ismcts and oos
+        raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
     if name == "ismcts":
         if options.get("rollout", "heuristic") not in ISMCTS_ROLLOUTS:
             raise BotSpecError(f"bot spec {spec!r}: rollout is {', '.join(ISMCTS_ROLLOUTS)}")
         for key in ("time", "iterations", "c", "nodes"):
             if key in options and options[key] <= 0:
                 raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
-        if not options.get("prior", 0.0) >= 0:
-            raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
     if name == "oos":
         for key, allowed in (("rollout", ISMCTS_ROLLOUTS),
                              ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),
@@ -332,8 +332,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise BotSpecError(f"bot spec {spec!r}: epsilon must be in (0, 1]")
         if not 0 <= options.get("threshold", 0.2) < 1:
             raise BotSpecError(f"bot spec {spec!r}: threshold must be in [0, 1)")
-        if not options.get("prior", 0.0) >= 0:
-            raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
     return name, options
 
 
