@@ -135,13 +135,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from solver.tournament import progress_for, run
+    from solver.tournament import TournamentInterrupted, progress_for, run
 
     specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
     specs += [s.strip() for s in args.bot or [] if s.strip()]
-    summary = run(specs, fmt=args.format, games=args.games, jobs=args.jobs, seed=args.seed,
-                  out=args.out, sprt_text=args.sprt, progress=progress_for(sys.stdout),
-                  backend=args.backend, address=args.address)
+    try:
+        summary = run(specs, fmt=args.format, games=args.games, jobs=args.jobs, seed=args.seed,
+                      out=args.out, sprt_text=args.sprt, progress=progress_for(sys.stdout),
+                      backend=args.backend, address=args.address)
+    except TournamentInterrupted as stop:
+        s = stop.summary
+        print(f"interrupted after {s['games']} of {s['scheduled_games']} games; standings of "
+              f"the finished games in {args.out}/standings.md; the same command continues",
+              flush=True)
+        return 130
     print(f"{summary['games']} games; standings in {args.out}/standings.md")
     return 0
 
@@ -221,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play paired games between bots (each deal twice, sides swapped, same "
                     "chance seed) and rate them. Bot specs contain commas, so separate them "
                     "with ';' in --bots or repeat --bot. Repeating the command with the same "
-                    "--out continues an interrupted tournament. The folder gets games.csv, "
-                    "values.csv, summary.json, standings.md, ratings.png and calibration.png.")
+                    "--out continues an interrupted tournament; Ctrl-C writes the standings of the "
+                    "finished games first. The folder gets games.csv, values.csv, "
+                    "summary.json, standings.md, ratings.png and calibration.png.")
     tour.add_argument("--bots", metavar="SPEC;SPEC...",
                       help="bot specs separated by ';', e.g. \"ismcts:time=1,c=1.4;heuristic\"")
     tour.add_argument("--bot", action="append", metavar="SPEC",

@@ -19,6 +19,9 @@
   figures ``ratings.png`` (Elo with 95% intervals) and ``calibration.png``
   (a reliability diagram per bot that reports values).
 * Resume: the same command on the same folder skips the finished games.
+  Ctrl-C (SIGINT) stops the games in play, writes ``summary.json`` and
+  ``standings.md`` for the finished ones (marked ``interrupted``) and raises
+  :class:`TournamentInterrupted`; a kill loses only the games in play.
 * Backends: ``local`` (``--jobs`` worker processes) or ``ray`` (the same
   games as Ray tasks, on a local instance or a cluster); the results do not
   depend on the backend either.
@@ -113,6 +116,16 @@ def schedule(bots: Sequence[str], fmt: str, games: int, seed: int) -> list[GameT
 # ---- one game (runs in a worker process) --------------------------------------
 
 _GAME = None
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run`: ``summary`` holds the standings of the
+    games finished before it (also written to the output folder)."""
+
+    def __init__(self, summary: dict[str, Any]):
+        super().__init__(f"interrupted after {summary['games']} of "
+                         f"{summary['scheduled_games']} games")
+        self.summary = summary
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
@@ -447,15 +460,24 @@ def _sides_lines(sides: dict[str, Any]) -> list[str]:
             f"{_ci(sides['german_ci95'])} |"]
 
 
+def _interrupted_lines(summary: dict[str, Any]) -> list[str]:
+    if not summary.get("interrupted"):
+        return []
+    return [f"**Interrupted** after {summary['games']} of {summary['scheduled_games']} "
+            "scheduled games: these are the standings of the finished games; the same "
+            "command on the same folder plays the rest.", ""]
+
+
 def standings_md(params: dict[str, Any], summary: dict[str, Any],
                  figures: Sequence[str] = ()) -> str:
     bots = params["bots"]
     if params["format"] == "self-play":
         b = bots[0]
         cal = summary["bots"][b]["calibration"]
-        lines = [f"# Self-play of `{b}` ({summary['games']} games, seed {params['seed']})", "",
-                 "The same bot plays both sides, a new deal every game: how often each "
-                 "side wins.", ""] + _sides_lines(summary["sides"])
+        lines = [f"# Self-play of `{b}` ({summary['games']} games, seed {params['seed']})", ""]
+        lines += _interrupted_lines(summary)
+        lines += ["The same bot plays both sides, a new deal every game: how often each "
+                  "side wins.", ""] + _sides_lines(summary["sides"])
         if cal["estimates"]:
             lines += ["", f"Calibration of `{b}`'s estimates: Brier {cal['brier']:.3f}, "
                           f"ECE {cal['ece']:.3f} over {cal['estimates']} estimates."]
@@ -463,7 +485,7 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
         return "\n".join(lines).rstrip("\n") + "\n"
     order = sorted(bots, key=lambda b: -summary["bots"][b]["elo"])
     lines = [f"# Tournament standings ({params['format']}, {summary['games']} games, "
-             f"seed {params['seed']})", "",
+             f"seed {params['seed']})", ""] + _interrupted_lines(summary) + [
              "Elo by maximum likelihood (Bradley-Terry, mean 0), 95% intervals from "
              f"{BOOTSTRAP_SAMPLES} bootstrap resamples of game pairs (deals).", ""]
     if summary["prior_draws_added"]:
@@ -723,6 +745,14 @@ class _LocalBackend:
     def cancel(self, handle: Any) -> None:
         handle.cancel()
 
+    def abort(self) -> None:
+        """Stops the games in play (after Ctrl-C, which a terminal also sends
+        to the workers, but a ``kill -INT`` of the main process does not)."""
+        procs = list((getattr(self.pool, "_processes", None) or {}).values())
+        for proc in procs:    # (shutdown forgets them, so they are taken first)
+            proc.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
@@ -777,6 +807,9 @@ class _RayBackend:
             self.ray.cancel(handle)
         except Exception:  # already finished or gone: nothing to cancel
             pass
+
+    def abort(self) -> None:
+        """Nothing beyond ``cancel`` of each pending game (done by run)."""
 
     def close(self) -> None:
         if self.owned:
@@ -874,6 +907,7 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
         return sprt((int(r["winner"] == bots[0]) for r in rows), **sprt_params)
 
     state = sprt_state()
+    interrupted = False
     pending = [t for t in tasks if t.game not in done]
     if pending and not (state and state["result"]):
         by_id = {t.game: t for t in pending}
@@ -888,24 +922,35 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
             nxt = 0
             order = [t.game for t in pending]
             stopped = False
-            while nxt < len(order) and not stopped:
-                while len(futures) < window:
-                    t = next(queue, None)
-                    if t is None:
-                        break
-                    futures[t.game] = runner.submit(t)
-                gid = order[nxt]
-                res = runner.result(futures.pop(gid))
-                nxt += 1
-                _append(vpath, VALUE_FIELDS, res["values"])
-                _append(outdir / "games.csv", GAME_FIELDS, [res["row"]])
-                row = res["row"]
-                rows.append(row)
-                value_rows.extend({k: str(v) for k, v in x.items()} for x in res["values"])
-                progress.game(_line(row, by_id[gid]), rows)
-                state = sprt_state()
-                if state and state["result"]:
-                    stopped = True
+            try:
+                while nxt < len(order) and not stopped:
+                    while len(futures) < window:
+                        t = next(queue, None)
+                        if t is None:
+                            break
+                        futures[t.game] = runner.submit(t)
+                    gid = order[nxt]
+                    res = runner.result(futures.pop(gid))
+                    nxt += 1
+                    _append(vpath, VALUE_FIELDS, res["values"])
+                    _append(outdir / "games.csv", GAME_FIELDS, [res["row"]])
+                    row = res["row"]
+                    rows.append(row)
+                    value_rows.extend({k: str(v) for k, v in x.items()} for x in res["values"])
+                    progress.game(_line(row, by_id[gid]), rows)
+                    state = sprt_state()
+                    if state and state["result"]:
+                        stopped = True
+            except KeyboardInterrupt:
+                # Ctrl-C: the finished games are kept (every row is on disk
+                # already), the games in play are stopped and dropped, and the
+                # standings of the finished games are written below
+                interrupted = True
+                runner.abort()
+                # the signal may have come between writing a row and keeping it
+                rows = read_games(outdir)
+                done = {r["game"] for r in rows}
+                value_rows = [v for v in _read_rows(vpath) if int(v["game"]) in done]
             for f in futures.values():
                 runner.cancel(f)
         finally:
@@ -916,7 +961,11 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
         bots, rows, seed, value_rows)}
     if state:
         summary["sprt"] = state
+    if interrupted:
+        summary["interrupted"] = True
     _write_atomic(outdir / "summary.json", json.dumps(summary, indent=2) + "\n")
     figures = write_figures(outdir, params, summary)
     _write_atomic(outdir / "standings.md", standings_md(params, summary, figures))
+    if interrupted:
+        raise TournamentInterrupted(summary)
     return summary

@@ -1,4 +1,4 @@
-"""Tournaments: schedule, rating maths, SPRT, resume after a kill, --jobs."""
+"""Tournaments: schedule, rating maths, SPRT, resume after a kill or Ctrl-C, --jobs."""
 import csv
 import json
 import math
@@ -213,6 +213,95 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     r = cli("--bots", "heuristic;random", "--games", "20", "--out", str(killed))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "other parameters" in r.stderr and "Traceback" not in r.stderr
+
+
+def _sigint_default():
+    """In the child: Ctrl-C as at a terminal, even when the test runner was
+    started in the background (where SIGINT is ignored and inherited so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class _StopAfter(T.LineProgress):
+    """Progress that presses Ctrl-C (raises KeyboardInterrupt) after ``n`` games."""
+
+    def __init__(self, n):
+        super().__init__(lambda line: None)
+        self.n, self.seen = n, 0
+
+    def game(self, line, rows):
+        super().game(line, rows)
+        self.seen += 1
+        if self.seen == self.n:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("fmt,bots", [("round-robin", ["random", "heuristic"]),
+                                      ("self-play", ["heuristic"])])
+def test_ctrl_c_writes_the_standings_of_the_finished_games_and_resumes(tmp_path, fmt, bots):
+    stopped, whole = tmp_path / "stopped", tmp_path / "whole"
+    with pytest.raises(T.TournamentInterrupted) as info:
+        T.run(bots, fmt=fmt, games=8, out=str(stopped), seed=5, progress=_StopAfter(3))
+    assert isinstance(info.value, KeyboardInterrupt)       # a caller's Ctrl-C handling still works
+    summary = json.loads((stopped / "summary.json").read_text())
+    assert info.value.summary == summary
+    assert summary["interrupted"] is True and summary["games"] == 3
+    assert summary["scheduled_games"] == 8 and len(rows_of(stopped)) == 3
+    md = (stopped / "standings.md").read_text()
+    assert "**Interrupted** after 3 of 8 scheduled games" in md
+    # the same command continues; the finished tournament is the uninterrupted one
+    done = T.run(bots, fmt=fmt, games=8, out=str(stopped), seed=5, progress=_StopAfter(0))
+    full = T.run(bots, fmt=fmt, games=8, out=str(whole), seed=5, progress=_StopAfter(0))
+    assert done["games"] == 8 and "interrupted" not in done
+    assert without_seconds(rows_of(stopped)) == without_seconds(rows_of(whole))
+    assert "Interrupted" not in (stopped / "standings.md").read_text()
+
+
+def test_ctrl_c_at_a_terminal_exits_130_with_the_standings(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group (the workers too)."""
+    import os
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", "--bots",
+                             "heuristic;ismcts:iterations=100", "--games", "40", "--jobs", "2",
+                             "--out", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_default)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(rows_of(tmp_path) if (tmp_path / "games.csv").exists()
+                                         else []) < 3:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    n = len(rows_of(tmp_path))
+    assert summary["interrupted"] is True and summary["games"] == n and 3 <= n < 40
+    assert f"interrupted after {n} of 40 games" in out
+    assert f"{tmp_path}/standings.md" in out
+
+
+def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
+    """``kill -INT`` of the main process: the workers do not get the signal,
+    so the run must stop them itself instead of waiting for games that take
+    minutes (here about 1,000,000 ISMCTS iterations each)."""
+    import os
+    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", "--bots",
+                             "ismcts:iterations=10000;ismcts:iterations=10001", "--games", "4",
+                             "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (tmp_path / "tournament.json").exists():
+        time.sleep(0.05)
+    time.sleep(1.0)                                       # the workers are playing
+    t0 = time.time()
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.time() - t0 < 20, "the games in play were waited for"
+    assert proc.returncode == 130, err
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["games"] == 0
+    assert "interrupted after 0 of 4 games" in out
+    assert "**Interrupted** after 0 of 4" in (tmp_path / "standings.md").read_text()
 
 
 @pytest.mark.parametrize("args", [
