@@ -117,9 +117,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from solver import bench_cfr
 
         budgets = _budgets(args.budgets) if args.budgets else bench_cfr.DEFAULT_BUDGETS
+        seeds = bench_cfr.DEFAULT_SEEDS if args.seeds is None else args.seeds
+        if seeds < 1:
+            raise ParameterError(f"--seeds: expected a positive number of seed pairs, got {seeds}")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         out = args.out or "results/cfr-tiny.json"
-        data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets,
+        data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
                                    plot=str(Path(out).with_suffix(".png")), log=log)
     else:
         data = bench.bench_variants()
@@ -216,6 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
                             "exploitability is measured (default 30,100,...,10000)")
+    bench.add_argument("--seeds", type=int, metavar="N",
+                       help="bench cfr: seeded searcher pairs per exploitability figure, "
+                            "whose median is reported (default 3)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
                                      "results/bench-search.json, results/variant-sizes.json or "

@@ -228,13 +228,16 @@ def test_bench_cfr_writes_figures_and_plot(tmp_path):
     png = tmp_path / "cfr.png"
     out = bench_cfr(repeats=1, ref_repeats=1, ref_seconds=1.0, sampling_seconds=0.2,
                     budgets=(10,), bots=("ismcts",), small_level=1e-2, plot=str(png),
-                    log=lambda msg: None)
+                    log=lambda msg: None, seeds=3)
     for key in ("cfrplus_s_to_nashconv_1e3", "ref_openspiel_cfrplus_s_to_nashconv_1e3",
                 "tiny_value_polish", "small_value_polish"):
         assert key in out
     assert out["cfrplus_s_to_nashconv_1e3"] > 0
     assert 0.55 < out["small_value_polish"] < 0.75
     assert {r["variant"] for r in out["exploitability"]} == {"tiny", "small"}
+    for row in out["exploitability"]:     # the median of three seeded runs
+        assert len(row["nash_conv_runs"]) == 3
+        assert row["nash_conv"] == sorted(row["nash_conv_runs"])[1]
     assert set(out["curves"]) >= {"ours_cfr_plus", "ours_outcome_sampling",
                                   "ours_external_sampling", "openspiel_cfr_plus",
                                   "openspiel_outcome_sampling"}
@@ -264,6 +267,23 @@ def test_online_bots_policies_for_exploitability(tiny):
     assert np.array_equal(first, again)
 
 
+def test_exploitability_seeds_are_independent_runs(tiny):
+    """Seed pairs give different searches (so their median means
+    something); the same seed gives the same policy."""
+    from solver.bench_cfr import _policy_function, exploitability_table
+
+    _, graph = tiny
+    runs = [bot_policy(graph, _policy_function("oos:prior=0", 10, seed))[0] for seed in (0, 1)]
+    assert not np.array_equal(runs[0], runs[1])
+    assert np.array_equal(runs[1], bot_policy(graph, _policy_function("oos:prior=0", 10, 1))[0])
+    rows = exploitability_table({"tiny": graph}, ("oos:prior=0",), (10,), lambda m: None,
+                                seeds=2)
+    assert rows[0]["nash_conv_runs"] == [nash_conv(graph, r) for r in runs]
+    assert rows[0]["nash_conv"] == sum(rows[0]["nash_conv_runs"]) / 2
+    with pytest.raises(ValueError, match="seeds"):
+        exploitability_table({"tiny": graph}, ("ismcts",), (10,), lambda m: None, seeds=0)
+
+
 def test_less_exploitable_compares_the_named_bots_on_small():
     from solver.bench_cfr import _less_exploitable
 
@@ -278,11 +298,13 @@ def test_less_exploitable_compares_the_named_bots_on_small():
     assert _less_exploitable(rows, "oos:prior=0", "nobody") is None
 
 
-def test_bench_cfr_refuses_bad_budgets():
+@pytest.mark.parametrize("args,name", [(["--budgets", "30,x"], "--budgets"),
+                                       (["--seeds", "0"], "--seeds")])
+def test_bench_cfr_refuses_bad_budgets_and_seeds(args, name):
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-m", "solver.cli", "bench", "cfr", "--budgets", "30,x"],
+    r = subprocess.run([sys.executable, "-m", "solver.cli", "bench", "cfr", *args],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
-    assert "--budgets" in r.stderr and "Traceback" not in r.stderr
+    assert name in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
