@@ -120,9 +120,26 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         seeds = bench_cfr.DEFAULT_SEEDS if args.seeds is None else args.seeds
         if seeds < 1:
             raise ParameterError(f"--seeds: expected a positive number of seed pairs, got {seeds}")
+        if args.jobs < 1:
+            raise ParameterError(f"--jobs: expected a positive number of processes, got {args.jobs}")
+        bots = bench_cfr.BOTS
+        if args.bots is not None:
+            bots = tuple(b.strip() for b in args.bots.split(";") if b.strip())
+            from bots.base import BotSpecError, make_bot
+            for spec in bots:
+                try:
+                    make_bot(spec, 0)
+                except BotSpecError as err:
+                    raise ParameterError(f"--bots: {err}") from None
+                if bench_cfr._policy_function(spec, 1) is None:
+                    raise ParameterError(f"--bots: {spec!r} is not a search bot with an "
+                                         f"iteration budget (ismcts or oos, with options)")
+            if not bots:
+                raise ParameterError("--bots: expected bot specs separated by ';'")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         out = args.out or "results/cfr-tiny.json"
         data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
+                                   bots=bots, jobs=args.jobs,
                                    plot=str(Path(out).with_suffix(".png")), log=log)
     else:
         data = bench.bench_variants()
@@ -219,6 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
                             "exploitability is measured (default 30,100,...,10000)")
+    bench.add_argument("--bots", metavar="SPEC;SPEC...",
+                       help="bench cfr: the search bots whose exploitability is measured "
+                            "(default \"ismcts;oos;ismcts:prior=0;oos:prior=0\")")
+    bench.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="bench cfr: processes for the exploitability searches "
+                            "(default 1; the figures do not depend on it)")
     bench.add_argument("--seeds", type=int, metavar="N",
                        help="bench cfr: seeded searcher pairs per exploitability figure, "
                             "whose median is reported (default 3)")

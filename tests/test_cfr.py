@@ -282,6 +282,26 @@ def test_exploitability_seeds_are_independent_runs(tiny):
     assert rows[0]["nash_conv"] == sum(rows[0]["nash_conv_runs"]) / 2
     with pytest.raises(ValueError, match="seeds"):
         exploitability_table({"tiny": graph}, ("ismcts",), (10,), lambda m: None, seeds=0)
+    # in worker processes (which build the graph from the variant's name): the same figures
+    parallel = exploitability_table({"tiny": graph}, ("oos:prior=0",), (10,), lambda m: None,
+                                    seeds=2, jobs=2)
+    assert parallel[0]["nash_conv_runs"] == rows[0]["nash_conv_runs"]
+    assert parallel[0]["iterations_per_second"] > 0
+
+
+def test_less_exploitable_from_the_smallest_budget_of_a_winning_tail():
+    from solver.bench_cfr import _less_exploitable_from
+
+    def rows(oos, ismcts):
+        return [{"variant": "small", "bot": b, "iterations": n, "nash_conv": x}
+                for b, xs in (("oos", oos), ("ismcts", ismcts))
+                for n, x in zip((10, 100, 1000, 10000), xs)]
+    assert _less_exploitable_from(rows([2, 1, 0.3, 0.1], [2, 0.5, 0.4, 0.3])) == 1000
+    assert _less_exploitable_from(rows([1, 1, 0.3, 0.1], [2, 0.5, 0.4, 0.3])) == 1000
+    assert _less_exploitable_from(rows([1, 0.4, 0.3, 0.1], [2, 0.5, 0.4, 0.3])) == 10
+    assert _less_exploitable_from(rows([1, 0.4, 0.3, 0.4], [2, 0.5, 0.4, 0.3])) is None
+    assert _less_exploitable_from(rows([1, 0.4, 0.3, 0.3], [2, 0.5, 0.4, 0.3])) is None  # a tie
+    assert _less_exploitable_from([]) is None
 
 
 def test_less_exploitable_compares_the_named_bots_on_small():
@@ -299,7 +319,10 @@ def test_less_exploitable_compares_the_named_bots_on_small():
 
 
 @pytest.mark.parametrize("args,name", [(["--budgets", "30,x"], "--budgets"),
-                                       (["--seeds", "0"], "--seeds")])
+                                       (["--seeds", "0"], "--seeds"),
+                                       (["--jobs", "0"], "--jobs"),
+                                       (["--bots", "oos;ismcts:c=x"], "--bots"),
+                                       (["--bots", "heuristic"], "--bots")])
 def test_bench_cfr_refuses_bad_budgets_and_seeds(args, name):
     import subprocess
     import sys
