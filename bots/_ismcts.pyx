@@ -255,26 +255,24 @@ cdef class ISMCTS:
             if e >= 0:
                 self.edges[e].preferred = 1
 
-    cdef int32_t _random_unvisited(self, int32_t node, const int* acts, int n,
+    cdef int32_t _random_unvisited(self, const int32_t* es, int n,
                                    bint preferred_only) noexcept nogil:
-        """A uniformly drawn edge of ``acts`` at ``node`` never visited (only
-        preferred ones if ``preferred_only``), or -1 (no random draw then)."""
+        """A uniformly drawn edge among ``es`` (edge indices, -1 for none)
+        never visited (only preferred ones if ``preferred_only``), or -1 (no
+        random draw then)."""
         cdef int i, count = 0
-        cdef int32_t e
         for i in range(n):
-            e = self._edge(node, acts[i])
-            if e >= 0 and self.edges[e].visits == 0 and (
-                    self.edges[e].preferred or not preferred_only):
+            if es[i] >= 0 and self.edges[es[i]].visits == 0 and (
+                    self.edges[es[i]].preferred or not preferred_only):
                 count += 1
         if count == 0:
             return -1
         count = rng_below(&self.rng, count)
         for i in range(n):
-            e = self._edge(node, acts[i])
-            if e >= 0 and self.edges[e].visits == 0 and (
-                    self.edges[e].preferred or not preferred_only):
+            if es[i] >= 0 and self.edges[es[i]].visits == 0 and (
+                    self.edges[es[i]].preferred or not preferred_only):
                 if count == 0:
-                    return e
+                    return es[i]
                 count -= 1
         return -1
 
@@ -285,31 +283,31 @@ cdef class ISMCTS:
         heuristic prefers here get the progressive bias ``prior / (visits +
         1)`` (Chaslot et al. 2008)."""
         cdef int i
+        cdef int32_t es[NUM_ACTIONS]   # each legal action's edge, looked up once
         cdef int32_t e, best = -1
         cdef double score, best_score = -1.0
         cdef Edge* ed
         for i in range(n):  # availability: every legal action's edge
-            e = self._edge(node, acts[i])
-            if e >= 0:
-                self.edges[e].avail += 1
+            es[i] = self._edge(node, acts[i])
+            if es[i] >= 0:
+                self.edges[es[i]].avail += 1
         if self.prior > 0.0:
-            e = self._random_unvisited(node, acts, n, True)
+            e = self._random_unvisited(es, n, True)
             if e >= 0:
                 return e
-        e = self._random_unvisited(node, acts, n, False)
+        e = self._random_unvisited(es, n, False)
         if e >= 0:
             return e
         for i in range(n):
-            e = self._edge(node, acts[i])
-            if e < 0:
+            if es[i] < 0:
                 continue
-            ed = &self.edges[e]
+            ed = &self.edges[es[i]]
             score = ed.wins / ed.visits + self.uct_c * sqrt(log(<double>ed.avail) / ed.visits)
             if ed.preferred:
                 score += self.prior / (ed.visits + 1.0)
             if score > best_score:
                 best_score = score
-                best = e
+                best = es[i]
         return best
 
     cdef int _iterate(self, const Config* c, const State* root, int searcher,

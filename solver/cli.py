@@ -125,10 +125,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         bots = bench_cfr.BOTS
         if args.bots is not None:
             bots = tuple(b.strip() for b in args.bots.split(";") if b.strip())
-            from bots.base import BotSpecError, make_bot
+            from bots.base import BotSpecError, parse_spec
             for spec in bots:
                 try:
-                    make_bot(spec, 0)
+                    parse_spec(spec)
                 except BotSpecError as err:
                     raise ParameterError(f"--bots: {err}") from None
                 if bench_cfr._policy_function(spec, 1) is None:
