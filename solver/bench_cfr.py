@@ -35,7 +35,7 @@ from bots.cfr import (GameGraph, Point, bot_policy, expected_value, first_below,
 from solver.bench import _meta
 
 LEVEL = 1e-3
-DEFAULT_BUDGETS = (30, 100, 300, 1000, 3000, 10000)
+DEFAULT_BUDGETS = (30, 100, 300, 1000, 3000, 10000, 30000)
 DEFAULT_SEEDS = 3     # seed pairs per exploitability figure (their median is reported)
 # the online bots as they play by default (their heuristic prior on), and
 # without the prior (the search alone): the prior makes them stronger at

@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(results/cfr-tiny.json and .png)")
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
-                            "exploitability is measured (default 30,100,...,10000)")
+                            "exploitability is measured (default 30,100,...,30000)")
     bench.add_argument("--bots", metavar="SPEC;SPEC...",
                        help="bench cfr: the search bots whose exploitability is measured "
                             "(default \"ismcts;oos;ismcts:prior=0;oos:prior=0\")")
