@@ -143,6 +143,74 @@ def test_reports_a_lost_position():
     assert stats["value"][0] <= 0.01
 
 
+
+def _next_known_decision(oos, core, seed=0):
+    """A decision after ``core``'s most visited root action (chance drawn
+    from a seeded stream, the other side's moves by the same rule) whose
+    information set the engine's tree holds, or None."""
+    import random
+    rng = random.Random(seed)
+    for _ in range(50):
+        s = core.copy()
+        s.apply(max(oos.node_stats(s)["actions"], key=lambda a: a["visits"])["action"])
+        while not s.is_terminal():
+            if s.is_chance():
+                s.apply(s.sample_chance(rng.randrange(2**62)))
+                continue
+            known = oos.node_stats(s)
+            if known is not None and len(s.legal_actions()) > 1:
+                return s, known
+            if known is None:
+                break
+            s.apply(max(known["actions"], key=lambda a: a["visits"])["action"])
+    return None
+
+
+def test_keep_goes_on_with_the_tree():
+    """keep=True (the bot's ``reuse``): a later search from an information
+    set the earlier searches reached goes on with their tree: its root
+    starts with their statistics, and the tree keeps growing; the value
+    estimate still comes from the new search's iterations only."""
+    core = first_decision("full", seed=3, moves=4)
+    oos = OOS(seed=2)
+    first = oos.search(core, iterations=4000, keep=True)
+    assert first["nodes"] == oos.tree_size <= 4000
+    child, known = _next_known_decision(oos, core)
+    assert known["visits"] > 0
+    second = oos.search(child, iterations=1000, keep=True)
+    assert second["iterations"] == 1000
+    assert sum(a["visits"] for a in second["actions"]) == known["visits"] + 1000
+    assert second["nodes"] > first["nodes"]
+    assert second["effective_samples"] <= 1000 + 1e-6
+    assert sorted(second["strategy"]) == sorted(child.legal_actions())
+    # the same sequence from the same seed: the same searches
+    again = OOS(seed=2)
+    again.search(core, iterations=4000, keep=True)
+    repeat = again.search(child, iterations=1000, keep=True)
+    assert repeat["actions"] == second["actions"] and repeat["value"] == second["value"]
+    # keep=False (the default) starts from scratch
+    fresh = oos.search(child, iterations=1000)
+    assert sum(a["visits"] for a in fresh["actions"]) == 1000 and fresh["nodes"] <= 1000
+
+
+def test_keep_starts_afresh_on_an_unknown_root_or_a_full_tree():
+    """The kept tree is dropped when it never reached the new root (another
+    deal) or fills more than half the node cap."""
+    oos = OOS(seed=1)
+    oos.search(first_decision("full", seed=1), iterations=2000, keep=True)
+    other = first_decision("full", seed=9, moves=3)
+    assert oos.node_stats(other) is None
+    stats = oos.search(other, iterations=500, keep=True)
+    assert stats["nodes"] <= 500 and sum(a["visits"] for a in stats["actions"]) == 500
+    capped = OOS(seed=1, max_nodes=3000)
+    core = first_decision("full", seed=3, moves=4)
+    capped.search(core, iterations=2000, keep=True)
+    assert capped.tree_size > 1500
+    child, _ = _next_known_decision(capped, core)
+    stats = capped.search(child, iterations=500, keep=True)
+    assert stats["nodes"] <= 500 and sum(a["visits"] for a in stats["actions"]) == 500
+
+
 # ---- the tiny variant, solved exactly ------------------------------------------
 
 
