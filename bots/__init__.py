@@ -34,6 +34,9 @@ Spec strings (the one place they are documented)::
         prior=X       warm start: a new node's regret of the heuristic bot's
                       choice starts at X (default 300; 0: regret matching
                       starts uniform)
+        reuse=yes|no  go on with the previous move's tree when it holds the
+                      new decision's information set (default no: measured
+                      weaker, results/oos-variants.md)
     openspiel-ismcts[:sims=N,time=S,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
                     external baseline (default 300 simulations, c 1.4);

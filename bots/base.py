@@ -99,10 +99,14 @@ class SearchBot(Bot):
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
         stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=self.time)
+                                          time_limit=self.time, **self.search_options())
         self.last_stats = stats
         return {**self.choose(stats), "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}
+
+    def search_options(self) -> dict[str, Any]:
+        """Extra keyword arguments of this bot's searches during play."""
+        return {}
 
     def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
         """The action and the policy the search's statistics give."""
@@ -136,7 +140,9 @@ class OOSBot(SearchBot):
     budget: a mixed-strategy bot.  It plays an action drawn from the
     search's recommended mixed strategy with its own seeded stream, so the
     same seed and iteration budget give the same decisions; ``best`` in its
-    analysis is the most likely action."""
+    analysis is the most likely action.  With ``reuse`` its searcher keeps
+    the tree from one decision to the next (``OOS.search(keep=True)``; a new
+    game or an information set the tree never reached starts afresh)."""
 
     name = "oos"
     samples_policy = True
@@ -145,7 +151,8 @@ class OOSBot(SearchBot):
                  iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,
                  rollout: str = "heuristic", threshold: float = 0.2,
                  weighting: str = "linear", regret: str = "rm", baseline: str = "mean",
-                 prior: float = 300.0):
+                 prior: float = 300.0, reuse: bool = False):
+        self.reuse = reuse
         super().__init__(player, seed, time, iterations,
                          {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
                           "threshold": threshold, "weighting": weighting, "regret": regret,
@@ -156,6 +163,9 @@ class OOSBot(SearchBot):
     def engine():
         from bots._oos import OOS
         return OOS
+
+    def search_options(self) -> dict[str, Any]:
+        return {"keep": self.reuse}
 
     def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
         policy = stats["strategy"]
@@ -271,6 +281,18 @@ class OpenSpielISMCTSBot(Bot):
         return cls._timed
 
 
+def _flag(value: str) -> bool:
+    """A yes/no option value: 1, yes, true / 0, no, false."""
+    lowered = value.strip().lower()
+    if lowered in ("1", "yes", "true"):
+        return True
+    if lowered in ("0", "no", "false"):
+        return False
+    raise ValueError(value)
+
+
+_flag.__name__ = "yes or no"
+
 ISMCTS_ROLLOUTS = ("informed", "random", "heuristic", "heuristic-pure")
 
 _OPTIONS = {
@@ -278,7 +300,7 @@ _OPTIONS = {
                "prior": float},
     "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
             "threshold": float, "weighting": str, "regret": str, "baseline": str,
-            "prior": float},
+            "prior": float, "reuse": _flag},
     "openspiel-ismcts": {"sims": int, "time": float, "c": float},
     "random": {},
     "heuristic": {},

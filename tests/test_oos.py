@@ -283,7 +283,7 @@ def test_tiny_converges_to_the_exact_equilibrium(prior, many_iterations):
 
 @pytest.mark.parametrize("spec", ["oos:iterations=200", "oos:time=0.05,epsilon=0.3,threshold=0.1",
                                   "oos:iterations=100,weighting=uniform,regret=rm+,rollout=random,baseline=none",
-                                  "oos:iterations=100,prior=0"])
+                                  "oos:iterations=100,prior=0", "oos:iterations=200,reuse=yes"])
 def test_specs_play_a_game(spec):
     game = pyspiel.load_game("wildhorn(variant=small)")
     bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
@@ -294,7 +294,7 @@ def test_specs_play_a_game(spec):
 @pytest.mark.parametrize("spec", ["oos:time=x", "oos:c=1", "oos:rollout=smart", "oos:iterations=0",
                                   "oos:epsilon=0", "oos:epsilon=1.5", "oos:threshold=1",
                                   "oos:weighting=cubic", "oos:regret=cfr", "oos:baseline=zero", "oos:nodes=-1",
-                                  "oos:time=nan", "oos:prior=-0.5", "oos:prior=x"])
+                                  "oos:time=nan", "oos:prior=-0.5", "oos:prior=x", "oos:reuse=maybe"])
 def test_bad_specs(spec):
     with pytest.raises(BotSpecError) as info:
         parse_spec(spec)
