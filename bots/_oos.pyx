@@ -434,11 +434,15 @@ cdef class OOS:
         """
         cdef int searcher
         cdef int32_t node = -1
+        cdef int acts[NUM_ACTIONS]
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
         searcher = current_player(&root.s)
         if keep and 2 * self.n_nodes <= self.max_nodes:
             node = table_find(&self.table, info_hash(&root.config.c, &root.s, searcher))
+            if node >= 0 and not self._matches(
+                    node, acts, legal_actions(&root.config.c, &root.s, acts)):
+                node = -1   # a hash collision, not the root's information set
         if node < 0:
             self.reset()
         else:
