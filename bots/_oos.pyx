@@ -41,17 +41,19 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
   0.02 s a move (seed 7) against the heuristic bot: prior 0, 3, 30, 300,
   1000, 3000 won 5, 11, 18, 22, 24, 21; against ISMCTS prior 300 won 11 and
   1000 won 6.
-* Tree reuse (``search(..., keep=True)``, the bot's ``reuse=yes``): as in
-  the paper, where OOS keeps its tree from move to move, a search may go on
-  with the tree of the previous ones when that tree holds the new root's
-  information set (and fills at most half the node cap); the regrets,
-  average strategies and baselines gathered there under the earlier roots
-  then count as a head start.  Off by default: at 0.1 s a move it scored
-  28 of 100 seat-swapped games against ISMCTS where the fresh search scored
-  34 on the same deals (``results/oos-variants.md``).  A likely reason:
-  what the earlier searches learnt at the new root was learnt in worlds
-  sampled for an earlier, less informed root, and it keeps its weight in
-  the average strategy.
+* Tree reuse (``search(..., keep=True)``, the bot's ``reuse=yes``): a
+  search may go on with the tree of the previous ones when that tree holds
+  the new root's information set (and fills at most half the node cap),
+  their regrets, average strategies and baselines there counting as a head
+  start.  OpenSpiel's ``oos.cc`` likewise keeps one table of values across
+  its searches, but its iterations all start at the game's root (targeted
+  toward the current information set), so every search refines one
+  whole-game strategy; ours start at worlds sampled for the current root.
+  Off by default: at 0.1 s a move it scored 28 of 100 seat-swapped games
+  against ISMCTS where the fresh search scored 34 on the same deals
+  (``results/oos-variants.md``).  A likely reason: what an earlier search
+  learnt at the new root was learnt in worlds sampled for an earlier, less
+  informed root, and it keeps its weight in the average strategy.
 * Going back up, the sampled utility (+1/-1 for i) is corrected with
   baselines, as in VR-MCCFR (Schmid, Burch, Lanctot, Moravcik, Kadlec and
   Bowling, AAAI 2019): every edge keeps b(a), a running mean of the values
@@ -416,8 +418,8 @@ cdef class OOS:
 
         ``keep``: go on with the tree of the previous searches (regrets,
         average strategies and baselines of every information set they
-        reached, as OOS keeps its tree from move to move) if it holds
-        ``root``'s information set and fills at most half the node cap;
+        reached) if it holds ``root``'s information set and fills at most
+        half the node cap;
         otherwise (and by default) start from scratch.  The value estimate
         and the root's per-action values always come from this search's
         iterations only.
