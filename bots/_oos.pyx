@@ -419,10 +419,9 @@ cdef class OOS:
         ``keep``: go on with the tree of the previous searches (regrets,
         average strategies and baselines of every information set they
         reached) if it holds ``root``'s information set and fills at most
-        half the node cap;
-        otherwise (and by default) start from scratch.  The value estimate
-        and the root's per-action values always come from this search's
-        iterations only.
+        half the node cap; otherwise (and by default) start from scratch.
+        The value estimate and the root's per-action values always come
+        from this search's iterations only.
 
         ``stats["strategy"]``: the recommended mixed strategy, {action:
         probability} over exactly the legal actions; ``stats["actions"]``:
