@@ -36,7 +36,10 @@ Spec strings (the one place they are documented)::
                       starts uniform)
         reuse=yes|no  go on with the previous move's tree when it holds the
                       new decision's information set (default no: measured
-                      weaker, results/oos-variants.md)
+                      weaker, results/oos-variants.md); it acts where one
+                      bot plays a whole game (tournaments,
+                      pyspiel.evaluate_bots), not in play or advise, which
+                      search every decision afresh
     openspiel-ismcts[:sims=N,time=S,c=X]
                     OpenSpiel's own Python ISMCTS with a random rollout, the
                     external baseline (default 300 simulations, c 1.4);
