@@ -428,8 +428,8 @@ cdef class OOS:
         per legal action its ``frequency`` (the same probability),
         ``average`` (the average strategy before the threshold), ``current``
         (regret matching now), ``visits`` (iterations that sampled it at the
-        root, with ``keep`` those of the kept tree too), ``value`` (the mover's win probability after it) and
-        ``stderr``; ``stats["value"]`` and ``stats["value_ci95"]``: the win
+        root, with ``keep`` those of the kept tree too), ``value`` (the
+        mover's win probability after it) and ``stderr``; ``stats["value"]`` and ``stats["value_ci95"]``: the win
         probability of each side with a 95% interval (see the module
         docstring); and the iterations, seconds, nodes and bytes.
         """
@@ -481,11 +481,11 @@ cdef class OOS:
         cdef double avg_total = 0.0
         cdef Edge* e
         cdef int k, n
+        cdef int32_t root_node = self.root_node
         if self.n_nodes == 0:
             raise ValueError("OOS: no iteration ran")
-        if self.root_node < 0:
+        if root_node < 0:
             raise ValueError("OOS: no iteration reached the root")
-        root_node = self.root_node
         n = self.nodes[root_node].count
         e = &self.edges[self.nodes[root_node].first]
         self._strategy(root_node, sigma)
