@@ -429,9 +429,10 @@ cdef class OOS:
         ``average`` (the average strategy before the threshold), ``current``
         (regret matching now), ``visits`` (iterations that sampled it at the
         root, with ``keep`` those of the kept tree too), ``value`` (the
-        mover's win probability after it) and ``stderr``; ``stats["value"]`` and ``stats["value_ci95"]``: the win
-        probability of each side with a 95% interval (see the module
-        docstring); and the iterations, seconds, nodes and bytes.
+        mover's win probability after it) and ``stderr``; ``stats["value"]``
+        and ``stats["value_ci95"]``: the win probability of each side with a
+        95% interval (see the module docstring); and the iterations,
+        seconds, nodes and bytes.
         """
         cdef int searcher
         cdef int32_t node = -1
@@ -482,9 +483,7 @@ cdef class OOS:
         cdef Edge* e
         cdef int k, n
         cdef int32_t root_node = self.root_node
-        if self.n_nodes == 0:
-            raise ValueError("OOS: no iteration ran")
-        if root_node < 0:
+        if root_node < 0:   # also when no iteration ran
             raise ValueError("OOS: no iteration reached the root")
         n = self.nodes[root_node].count
         e = &self.edges[self.nodes[root_node].first]

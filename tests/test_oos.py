@@ -143,7 +143,6 @@ def test_reports_a_lost_position():
     assert stats["value"][0] <= 0.01
 
 
-
 def _next_known_decision(oos, core, seed=0):
     """A decision after ``core``'s most visited root action (chance drawn
     from a seeded stream, the other side's moves by the same rule) whose
