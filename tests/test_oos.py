@@ -146,7 +146,7 @@ def test_reports_a_lost_position():
 def _next_known_decision(oos, core, seed=0):
     """A decision after ``core``'s most visited root action (chance drawn
     from a seeded stream, the other side's moves by the same rule) whose
-    information set the engine's tree holds, or None."""
+    information set the engine's tree holds; fails the test if there is none."""
     import random
     rng = random.Random(seed)
     for _ in range(50):
@@ -162,7 +162,7 @@ def _next_known_decision(oos, core, seed=0):
             if known is None:
                 break
             s.apply(max(known["actions"], key=lambda a: a["visits"])["action"])
-    return None
+    raise AssertionError("no later decision in 50 seeded walks is in the kept tree")
 
 
 def test_keep_goes_on_with_the_tree():
