@@ -35,7 +35,7 @@ extensions = [
               extra_compile_args=cflags),
     Extension("bots._oos", ["bots/_oos.pyx"], define_macros=macros,
               extra_compile_args=cflags),
-    Extension("bots._cfr", ["bots/_cfr.pyx"], define_macros=macros,
+    Extension("exact._cfr", ["exact/_cfr.pyx"], define_macros=macros,
               extra_compile_args=cflags),
 ]
 

@@ -20,7 +20,7 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
-from solver.bench import _meta, _midgame, _opening, write_json
+from apps.bench import _meta, _midgame, _opening, write_json
 
 
 def rate(make, core, iterations: int, repeats: int) -> tuple[float, dict]:

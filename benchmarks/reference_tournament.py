@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from bots import BotSpecError, parse_spec
-from solver import tournament as T
+from apps import tournament as T
 from solver.errors import WildhornError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from bots._ismcts import ISMCTS
-from solver.bench import _meta, _midgame, _opening, write_json
+from apps.bench import _meta, _midgame, _opening, write_json
 
 ROLLOUTS = ("random", "informed", "heuristic", "heuristic-pure")
 

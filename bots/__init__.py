@@ -50,6 +50,7 @@ Every bot takes a seed: the same seed gives the same decisions (for ISMCTS
 and OOS, with an iteration budget).
 """
 
-from bots.base import Bot, BotSpecError, make_bot, parse_spec
+from bots.base import Bot, BotSpecError
+from bots.registry import SEARCH_BOTS, make_bot, parse_spec
 
-__all__ = ["Bot", "BotSpecError", "make_bot", "parse_spec"]
+__all__ = ["Bot", "BotSpecError", "SEARCH_BOTS", "make_bot", "parse_spec"]

@@ -1544,6 +1544,7 @@ cdef str _check_state(const Config* c, const State* s):
 # Python layer
 # ============================================================================
 
+from solver.cards import load_card_set
 from solver.errors import IllegalActionError, ParameterError, SerializationError
 
 ACTION_GROUPS = (
@@ -1759,7 +1760,6 @@ _CONFIG_CACHE = {}
 def _config_from_key(key):
     cfg = _CONFIG_CACHE.get(key)
     if cfg is None:
-        from solver.cards import load_card_set
         source, turns, draw, dice, rockets, cards, redraw, setup, frags = key
         cfg = CoreConfig(load_card_set(source), turns, draw, dice, list(rockets),
                          None if cards is None else list(cards), redraw,

@@ -53,7 +53,7 @@ from solver._core import (
     describe,
     tensor_pieces,
 )
-from solver.cards import load_card_set
+from solver.cards import default_card_set_path, load_card_set
 from solver.errors import IllegalActionError, ParameterError, SerializationError
 
 GAME_NAME = "wildhorn"
@@ -212,8 +212,6 @@ def _mtime(path: str) -> float | None:
 def game_for_config(config: CoreConfig) -> "WildhornGame":
     """The pyspiel game whose core configuration is ``config``."""
     source, turns, draw, dice, rockets, cards, redraw, setup, frags = config.key
-    from solver.cards import default_card_set_path
-
     params = {"card_set": "default" if source == str(default_card_set_path()) else source,
               "turns": turns, "draw": draw, "dice": dice,
               "rockets": ";".join(map(str, rockets)),

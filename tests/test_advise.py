@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from solver._core import Core, CoreConfig
-from solver.advise import advise
+from apps.advise import advise
 from solver.cards import load_card_set
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))
@@ -16,7 +16,7 @@ KEYS = {"to_move", "recommended", "actions", "value", "value_ci95", "responses",
 
 
 def run(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args],
+    return subprocess.run([sys.executable, "-m", "apps.cli", *args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -93,7 +93,7 @@ BAD = sorted((Path(__file__).parent / "data" / "bad_states").glob("*.json"))
 @pytest.mark.parametrize("path", BAD, ids=[p.stem for p in BAD])
 def test_advise_bad_files_exit_2(path, capsys):
     """Every file of the bad corpus: exit 2, one line naming the JSON path."""
-    from solver.cli import main
+    from apps.cli import main
     assert main(["advise", str(path), "--iterations", "10"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "$" in err and "Traceback" not in err

@@ -1,4 +1,4 @@
-"""Tabular CFR-style solvers and exact best response (bots.cfr, bots._cfr).
+"""Tabular CFR-style solvers and exact best response (exact.cfr, exact._cfr).
 
 Known values: kuhn_poker (value -1/18 for player 0) and leduc_poker from
 OpenSpiel's own documentation; OpenSpiel's ``CFRPlusSolver`` and
@@ -14,7 +14,7 @@ from open_spiel.python.algorithms import best_response as os_best_response
 from open_spiel.python.algorithms import exploitability
 
 import solver  # noqa: F401  (registers wildhorn)
-from bots.cfr import (GameGraph, Solver, best_response, bot_policy, expected_value,
+from exact.cfr import (GameGraph, Solver, best_response, bot_policy, expected_value,
                       game_graph, nash_conv, solve, win_probability)
 
 
@@ -223,7 +223,7 @@ def test_bench_cfr_writes_figures_and_plot(tmp_path):
     """The benchmark pipeline at a toy budget (the real run is
     ``wildhorn-solve bench cfr --json``): every promised key, a PNG, and
     OpenSpiel's CFR+ capped at one second (so its time may be missing)."""
-    from solver.bench_cfr import bench_cfr
+    from apps.bench_cfr import bench_cfr
 
     png = tmp_path / "cfr.png"
     out = bench_cfr(repeats=1, ref_repeats=1, ref_seconds=1.0, sampling_seconds=0.2,
@@ -248,7 +248,7 @@ def test_online_bots_policies_for_exploitability(tiny):
     """What each search bot would play, as bench cfr asks it: ISMCTS a pure
     action, OOS (which samples its mixed strategy) that strategy; same
     policy for the same budget (the bots are seeded)."""
-    from solver.bench_cfr import _policy_function
+    from apps.bench_cfr import _policy_function
 
     _, graph = tiny
     core = graph.infoset_core(0)
@@ -270,7 +270,7 @@ def test_online_bots_policies_for_exploitability(tiny):
 def test_exploitability_seeds_are_independent_runs(tiny):
     """Seed pairs give different searches (so their median means
     something); the same seed gives the same policy."""
-    from solver.bench_cfr import _policy_function, exploitability_table
+    from apps.bench_cfr import _policy_function, exploitability_table
 
     _, graph = tiny
     runs = [bot_policy(graph, _policy_function("oos:prior=0", 10, seed))[0] for seed in (0, 1)]
@@ -290,7 +290,7 @@ def test_exploitability_seeds_are_independent_runs(tiny):
 
 
 def test_less_exploitable_from_the_smallest_budget_of_a_winning_tail():
-    from solver.bench_cfr import _less_exploitable_from
+    from apps.bench_cfr import _less_exploitable_from
 
     def rows(oos, ismcts):
         return [{"variant": "small", "bot": b, "iterations": n, "nash_conv": x}
@@ -305,7 +305,7 @@ def test_less_exploitable_from_the_smallest_budget_of_a_winning_tail():
 
 
 def test_less_exploitable_compares_the_named_bots_on_small():
-    from solver.bench_cfr import _less_exploitable
+    from apps.bench_cfr import _less_exploitable
 
     rows = [{"variant": v, "bot": b, "iterations": n, "nash_conv": x}
             for v, b, n, x in [("small", "oos", 10, 0.5), ("small", "ismcts", 10, 0.3),
@@ -326,7 +326,7 @@ def test_less_exploitable_compares_the_named_bots_on_small():
 def test_bench_cfr_refuses_bad_budgets_and_seeds(args, name):
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-m", "solver.cli", "bench", "cfr", *args],
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "bench", "cfr", *args],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert name in r.stderr and "Traceback" not in r.stderr

@@ -7,7 +7,7 @@ import pytest
 
 
 def run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args],
+    return subprocess.run([sys.executable, "-m", "apps.cli", *args],
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -16,7 +16,7 @@ import pyspiel
 import pytest
 
 import solver  # noqa: F401  (registers "wildhorn")
-from bots.base import make_bot
+from bots import make_bot
 from bots.heuristic import HeuristicBot, win_probability
 from solver._core import PHASE_NAMES, Core, CoreConfig, encode_action
 from solver.cards import load_card_set

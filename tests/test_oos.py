@@ -14,7 +14,7 @@ from bots import BotSpecError, make_bot, parse_spec
 from helpers import random_decisions
 from bots._oos import OOS
 from solver._core import Core, CoreConfig, encode_action
-from solver.advise import advise
+from apps.advise import advise
 from solver.cards import load_card_set
 from solver.game import make_config
 
@@ -328,7 +328,7 @@ def test_advise_uses_oos():
 
 
 def test_advise_cli_json():
-    r = subprocess.run([sys.executable, "-m", "solver.cli", "advise", str(EXAMPLE), "--json",
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(EXAMPLE), "--json",
                         "--bot", "oos", "--iterations", "2000", "--seed", "1"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -337,7 +337,7 @@ def test_advise_cli_json():
     assert abs(sum(a["frequency"] for a in out["actions"]) - 1) < 1e-3
     assert abs(out["value"]["polish"] + out["value"]["german"] - 1) < 1e-6
     assert out["stats"]["iterations"] == 2000 and out["stats"]["bot"] == "oos"
-    r = subprocess.run([sys.executable, "-m", "solver.cli", "advise", str(EXAMPLE),
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(EXAMPLE),
                         "--bot", "oos:epsilon=2"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "epsilon" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

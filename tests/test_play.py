@@ -8,7 +8,7 @@ BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
 
 def play(*args, lines=(), timeout=120):
     text = "".join(f"{line}\n" for line in lines)
-    return subprocess.run([sys.executable, "-m", "solver.cli", *args], input=text,
+    return subprocess.run([sys.executable, "-m", "apps.cli", *args], input=text,
                           capture_output=True, text=True, timeout=timeout)
 
 

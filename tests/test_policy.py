@@ -20,7 +20,7 @@ import pytest
 
 from bots._ismcts import ISMCTS
 from bots._policy import heuristic_choice, heuristic_tied
-from bots.base import BotSpecError, make_bot, parse_spec
+from bots import BotSpecError, make_bot, parse_spec
 from bots.heuristic import HeuristicBot
 from solver._core import Core, CoreConfig
 from solver.cards import load_card_set

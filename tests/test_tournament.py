@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import tournament as T
+from apps import tournament as T
 from tournament_helpers import cli, rows_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +180,7 @@ def test_outputs_and_jobs_do_not_change_results(tmp_path):
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     args = ["--bots", "heuristic;ismcts:iterations=100", "--games", "20"]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", *args,
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", *args,
                              "--out", str(killed)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -259,7 +259,7 @@ def test_ctrl_c_writes_the_standings_of_the_finished_games_and_resumes(tmp_path,
 def test_ctrl_c_at_a_terminal_exits_130_with_the_standings(tmp_path):
     """Ctrl-C at a terminal signals the whole process group (the workers too)."""
     import os
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", "--bots",
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
                              "heuristic;ismcts:iterations=100", "--games", "40", "--jobs", "2",
                              "--out", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -284,7 +284,7 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
     so the run must stop them itself instead of waiting for games that take
     minutes (here about 1,000,000 ISMCTS iterations each)."""
     import os
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "tournament", "--bots",
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
                              "ismcts:iterations=10000;ismcts:iterations=10001", "--games", "4",
                              "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

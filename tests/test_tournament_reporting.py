@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import tournament as T
+from apps import tournament as T
 from tournament_helpers import cli, rows_of
 from solver.errors import ParameterError
 

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cli(*args, timeout=120):
     """``wildhorn-solve tournament ARGS`` in a subprocess, from the repository root."""
-    return subprocess.run([sys.executable, "-m", "solver.cli", "tournament", *args],
+    return subprocess.run([sys.executable, "-m", "apps.cli", "tournament", *args],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 

@@ -1,6 +1,6 @@
 """Bot-vs-bot tournaments: paired games, ratings, SPRT, resume.
 
-``wildhorn-solve tournament`` (see ``solver.cli``) calls :func:`run`.
+``wildhorn-solve tournament`` (see ``apps.cli``) calls :func:`run`.
 
 * Every deal (one chance seed) is played twice with the sides swapped, on the
   same chance seed, so each pairing plays each side equally on the same luck
@@ -47,6 +47,10 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from bots import make_bot, parse_spec
 from solver.errors import ParameterError
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -131,11 +135,6 @@ class TournamentInterrupted(KeyboardInterrupt):
 def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game; the chance outcomes come from random.Random(deal_seed)."""
     global _GAME
-    import pyspiel
-
-    import solver  # noqa: F401  (registers the game)
-    from bots import make_bot
-
     if _GAME is None:
         _GAME = pyspiel.load_game("wildhorn")
     specs = (task.polish, task.german)
@@ -834,8 +833,6 @@ def _line(row: dict[str, Any], task: GameTask) -> str:
 
 def _validate(bots: list[str], fmt: str, games: int, jobs: int, backend: str = "local",
               address: str | None = None) -> None:
-    from bots import parse_spec
-
     pairings(max(len(bots), 1), fmt)
     if fmt == "self-play":
         if len(bots) != 1:

@@ -7,7 +7,7 @@ Schema), ``random-states`` (state.json files from seeded random games),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
 ``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
-``tournament`` (bot-vs-bot games with ratings, solver.tournament).
+``tournament`` (bot-vs-bot games with ratings, apps.tournament).
 Bad input ends with a one-line message on stderr and exit status 2.
 """
 
@@ -19,14 +19,22 @@ import random
 import sys
 from pathlib import Path
 
+from importlib import resources
+
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from apps import bench, bench_cfr
+from apps import play as play_app
+from apps import tournament
+from apps.advise import advise, format_advice
+from bots import BotSpecError, parse_spec
+from solver import __version__
 from solver.errors import ParameterError, WildhornError
+from solver.state_io import load, write_random_states
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    import pyspiel
-
-    import solver  # noqa: F401  (registers the game)
-
     game = pyspiel.load_game("wildhorn", {"variant": args.variant})
     rng = random.Random(args.seed)
     state = game.new_initial_state()
@@ -51,9 +59,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
-    from solver.advise import advise, format_advice
-    from solver.state_io import load
-
     if args.time is not None and args.time <= 0:
         raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
     if args.iterations is not None and args.iterations <= 0:
@@ -69,15 +74,11 @@ def _cmd_advise(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from importlib import resources
-
     print(resources.files("solver").joinpath("data/state.schema.json").read_text(), end="")
     return 0
 
 
 def _cmd_random_states(args: argparse.Namespace) -> int:
-    from solver.state_io import write_random_states
-
     if args.count <= 0:
         raise ParameterError(f"--count: expected a positive number, got {args.count}")
     paths = write_random_states(args.count, args.seed, args.out)
@@ -86,10 +87,8 @@ def _cmd_random_states(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from solver.play import run
-
-    return run(side=args.side, bot=args.bot, seed=args.seed, save=args.save, load=args.load,
-               ask_all=args.ask_all)
+    return play_app.run(side=args.side, bot=args.bot, seed=args.seed, save=args.save,
+                        load=args.load, ask_all=args.ask_all)
 
 
 def _budgets(text: str) -> tuple[int, ...]:
@@ -105,8 +104,6 @@ def _budgets(text: str) -> tuple[int, ...]:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from solver import bench
-
     if args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
@@ -114,8 +111,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         data = bench.bench_search(repeats=args.repeats)
         out = args.out or "results/bench-search.json"
     elif args.what == "cfr":
-        from solver import bench_cfr
-
         budgets = _budgets(args.budgets) if args.budgets else bench_cfr.DEFAULT_BUDGETS
         seeds = bench_cfr.DEFAULT_SEEDS if args.seeds is None else args.seeds
         if seeds < 1:
@@ -125,7 +120,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         bots = bench_cfr.BOTS
         if args.bots is not None:
             bots = tuple(b.strip() for b in args.bots.split(";") if b.strip())
-            from bots.base import BotSpecError, parse_spec
             for spec in bots:
                 try:
                     parse_spec(spec)
@@ -155,15 +149,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from solver.tournament import TournamentInterrupted, progress_for, run
-
     specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
     specs += [s.strip() for s in args.bot or [] if s.strip()]
     try:
-        summary = run(specs, fmt=args.format, games=args.games, jobs=args.jobs, seed=args.seed,
-                      out=args.out, sprt_text=args.sprt, progress=progress_for(sys.stdout),
-                      backend=args.backend, address=args.address)
-    except TournamentInterrupted as stop:
+        summary = tournament.run(specs, fmt=args.format, games=args.games, jobs=args.jobs,
+                                 seed=args.seed, out=args.out, sprt_text=args.sprt,
+                                 progress=tournament.progress_for(sys.stdout),
+                                 backend=args.backend, address=args.address)
+    except tournament.TournamentInterrupted as stop:
         s = stop.summary
         print(f"interrupted after {s['games']} of {s['scheduled_games']} games; standings of "
               f"the finished games in {args.out}/standings.md; the same command continues",
@@ -174,7 +167,6 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from solver import __version__
 
     parser = argparse.ArgumentParser(
         prog="wildhorn-solve",

@@ -1,6 +1,6 @@
 """Exact solving of games small enough to enumerate.
 
-The public face of :mod:`bots._cfr` (Cython, on flat C arrays):
+The public face of :mod:`exact._cfr` (Cython, on flat C arrays):
 
 * :func:`game_graph` enumerates a game: ``wildhorn`` variants through the
   core, with transpositions merged (``tiny``: 2,322 nodes for 30,155
@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bots._cfr import GameGraph, Solver, best_response, expected_value, nash_conv
+from exact._cfr import GameGraph, Solver, best_response, expected_value, nash_conv
 
 __all__ = ["GameGraph", "Solver", "Point", "best_response", "bot_policy",
            "expected_value", "game_graph", "nash_conv", "solve", "win_probability"]

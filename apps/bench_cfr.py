@@ -3,7 +3,7 @@
 Writes ``results/cfr-tiny.json`` and ``results/cfr-tiny.png`` (NashConv of the
 average policy against solver wall-clock seconds on ``wildhorn(variant=tiny)``):
 
-* our CFR+, outcome-sampling and external-sampling MCCFR (bots._cfr, on the
+* our CFR+, outcome-sampling and external-sampling MCCFR (exact._cfr, on the
   core's enumerated graph), and, in the same run, OpenSpiel's C++
   ``pyspiel.CFRPlusSolver`` and ``pyspiel.OutcomeSamplingMCCFRSolver`` on the
   same registered game (they call our Python game through pyspiel);
@@ -30,9 +30,10 @@ import numpy as np
 import pyspiel
 
 import solver  # noqa: F401  (registers wildhorn)
-from bots.cfr import (GameGraph, Point, bot_policy, expected_value, first_below, game_graph,
+from bots import BotSpecError, make_bot
+from exact.cfr import (GameGraph, Point, bot_policy, expected_value, first_below, game_graph,
                       nash_conv, solve, win_probability)
-from solver.bench import _meta
+from apps.bench import _meta
 
 LEVEL = 1e-3
 DEFAULT_BUDGETS = (30, 100, 300, 1000, 3000, 10000, 30000)
@@ -91,7 +92,6 @@ def _policy_function(spec: str, budget: int, seed: int = 0
     a bot that samples from a mixed strategy (``samples_policy``) plays that
     strategy.  ``seed`` picks the pair of seeded searchers (player p's is
     seeded ``2 * seed + p``)."""
-    from bots.base import BotSpecError, make_bot
     sep = "," if ":" in spec else ":"
     full = f"{spec}{sep}iterations={budget},nodes={budget + 16}"   # a node per iteration at most
     try:
@@ -293,7 +293,7 @@ def bench_cfr(repeats: int = 5, ref_repeats: int = 3, ref_seconds: float = 300.0
                   f"{ref_seconds:g} s each; NashConv by our exact best response",
         "exploitability": "ISMCTS plays its most visited action; the online CFR bot plays "
                           "its mixed strategy; policies are asked only at the information "
-                          "sets NashConv depends on (bots.cfr.bot_policy); equal budget = "
+                          "sets NashConv depends on (exact.cfr.bot_policy); equal budget = "
                           f"equal iterations per search; nash_conv is the median over {seeds} "
                           "seed pairs of searchers (nash_conv_runs: each run's)",
     }

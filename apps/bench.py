@@ -22,6 +22,7 @@ from typing import Any, Callable
 import pyspiel
 
 import solver
+from bots._ismcts import ISMCTS
 from solver._core import Core
 from solver._tree import playout_stats, tree_size
 from solver.game import VARIANTS, make_config
@@ -284,7 +285,7 @@ def _advise_figures() -> dict[str, Any]:
         picks = []
         for seed in range(5):
             t0 = time.perf_counter()
-            r = subprocess.run([sys.executable, "-m", "solver.cli", "advise", str(path),
+            r = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(path),
                                 "--json", "--seed", str(seed)],
                                capture_output=True, text=True, check=True)
             seconds.append(time.perf_counter() - t0)
@@ -304,7 +305,6 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
     from open_spiel.python.algorithms import ismcts as os_ismcts
     from open_spiel.python.algorithms import mcts
 
-    from bots._ismcts import ISMCTS
 
     game = pyspiel.load_game("wildhorn")
     opening = _opening(game, 1)

@@ -15,8 +15,9 @@ import random
 from collections import Counter, defaultdict
 from typing import Any
 
-from bots.base import SEARCH_BOTS, make_bot, parse_spec
+from bots import SEARCH_BOTS, make_bot, parse_spec
 from solver._core import Core
+from solver.errors import StateFormatError
 
 SIDES = ("polish", "german")
 
@@ -27,7 +28,6 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     decision) and returns the advice as a JSON-ready dict."""
     core: Core = state.core if hasattr(state, "core") else state
     if core.is_terminal() or core.is_chance():
-        from solver.errors import StateFormatError
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
     player = core.current_player()
     name, options = parse_spec(bot_spec)

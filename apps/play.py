@@ -42,6 +42,12 @@ import sys
 import tempfile
 from typing import Any, Callable, TextIO
 
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from apps.advise import advise
+from bots import make_bot, parse_spec
+from solver._core import Core
 from solver.errors import SerializationError
 
 FORMAT = "wildhorn-game/1"
@@ -89,11 +95,6 @@ class PlaySession:
     def __init__(self, *, game_params: dict[str, Any], human: int, bot_spec: str, seed: int,
                  save_path: str | None = None, ask_all: bool = False,
                  inp: TextIO | None = None, out: TextIO | None = None):
-        import pyspiel
-
-        import solver  # noqa: F401  (registers the game)
-        from bots import parse_spec
-
         parse_spec(bot_spec)  # a bad spec fails before the game starts
         self.game_params = dict(game_params)
         self.game = pyspiel.load_game("wildhorn", self.game_params)
@@ -159,8 +160,6 @@ class PlaySession:
     @classmethod
     def load(cls, path: str, **kwargs: Any) -> "PlaySession":
         """A session restored from a save file; SerializationError if it is bad."""
-        from solver._core import Core
-
         def bad(why: str) -> SerializationError:
             return SerializationError(f"{path}: not a usable saved game: {why}")
 
@@ -391,8 +390,6 @@ class PlaySession:
         return True
 
     def bot_step(self) -> None:
-        from bots import make_bot
-
         core = self.core
         side = self.bot_side
         legal = core.legal_actions()
@@ -528,8 +525,6 @@ class PlaySession:
         self.flush_events()
 
     def undo(self) -> bool:
-        from solver._core import Core
-
         if not self.undo_stack:
             self.say("Nothing to undo: you have made no decision yet.")
             return False
@@ -542,8 +537,6 @@ class PlaySession:
         return True
 
     def hint(self) -> None:
-        from solver.advise import advise
-
         self.say(f"Thinking about your position ({HINT_ITERATIONS} iterations)...")
         a = advise(self.core, bot_spec="ismcts", iterations=HINT_ITERATIONS,
                    seed=self.seed + len(self.events))

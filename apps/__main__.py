@@ -1,0 +1,5 @@
+import sys
+
+from apps.cli import main
+
+sys.exit(main())
