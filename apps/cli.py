@@ -28,7 +28,7 @@ from apps import bench, bench_cfr
 from apps import play as play_app
 from apps import tournament
 from apps.advise import advise, format_advice
-from bots import BotSpecError, parse_spec
+from bots import BotSpecError, parse_spec, spec_help
 from solver import __version__
 from solver.errors import ParameterError, WildhornError
 from solver.state_io import load, write_random_states
@@ -70,6 +70,11 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         print(format_advice(result))
+    return 0
+
+
+def _cmd_bots(args: argparse.Namespace) -> int:
+    print(spec_help())
     return 0
 
 
@@ -182,13 +187,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     adv = sub.add_parser("advise", help="what to do now in a state.json position")
     adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`)")
-    adv.add_argument("--bot", default="ismcts", help="bot spec (default ismcts), see bots/__init__.py")
+    adv.add_argument("--bot", default="ismcts",
+                     help="bot spec (default ismcts), see `wildhorn-solve bots`")
     budget = adv.add_mutually_exclusive_group()
     budget.add_argument("--time", type=float, help="seconds of search (default 1.0)")
     budget.add_argument("--iterations", type=int, help="iterations of search (reproducible)")
     adv.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     adv.add_argument("--json", action="store_true", help="print one JSON object")
     adv.set_defaults(func=_cmd_advise)
+
+    bots_cmd = sub.add_parser("bots", help="list the bots and the options of their spec strings")
+    bots_cmd.set_defaults(func=_cmd_bots)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of state.json")
     schema.set_defaults(func=_cmd_schema)
@@ -208,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--side", choices=("polish", "german", "random"), default="polish",
                       help="your side (default polish)")
     play.add_argument("--bot", default="ismcts:time=1.0",
-                      help="bot spec (default ismcts:time=1.0), see bots/__init__.py")
+                      help="bot spec (default ismcts:time=1.0), see `wildhorn-solve bots`")
     play.add_argument("--seed", type=int, help="random seed of the game (default: a random one)")
     files = play.add_mutually_exclusive_group()
     files.add_argument("--save", metavar="FILE",

@@ -12,11 +12,7 @@ from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from solver._core import Core
 from solver.game import game_for_config
-from solver.errors import ParameterError
-
-
-class BotSpecError(ParameterError):
-    """A bot spec string names an unknown bot or a bad option."""
+from solver.errors import BotSpecError
 
 
 def _core_of(state: Any) -> Core:
@@ -75,17 +71,19 @@ class RandomBot(Bot):
 
 
 class SearchBot(Bot):
-    """A bot around a Cython searcher (``engine(seed=..., **options)``) with a
-    time or iteration budget (1 s when neither is given)."""
+    """A bot around a Cython searcher (``engine()(seed=..., **engine_options)``)
+    with a time or iteration budget (1 s when neither is given).  The
+    options and their defaults come from :mod:`bots.registry`; without
+    ``engine_options`` the searcher's own defaults apply."""
 
-    def __init__(self, player: int, seed: int, time: float | None, iterations: int | None,
-                 options: dict[str, Any]):
+    def __init__(self, player: int, seed: int = 0, time: float | None = None,
+                 iterations: int | None = None, engine_options: dict[str, Any] | None = None):
         super().__init__(player, seed)
         if iterations is None and time is None:
             time = 1.0
         self.time = time or 0.0
         self.iterations = iterations or 0
-        self.options = options
+        self.options = dict(engine_options or {})
         self.search_engine = self.new_engine(seed)
         self.last_stats: dict[str, Any] | None = None
 
@@ -122,12 +120,6 @@ class ISMCTSBot(SearchBot):
 
     name = "ismcts"
 
-    def __init__(self, player: int, seed: int = 0, time: float | None = None,
-                 iterations: int | None = None, c: float = 1.4, rollout: str = "heuristic",
-                 nodes: int = 1_000_000, prior: float = 3.0):
-        super().__init__(player, seed, time, iterations,
-                         {"uct_c": c, "max_nodes": nodes, "rollout": rollout, "prior": prior})
-
     @staticmethod
     def engine():
         return ISMCTS
@@ -151,15 +143,10 @@ class OOSBot(SearchBot):
     samples_policy = True
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
-                 iterations: int | None = None, epsilon: float = 0.3, nodes: int = 1_000_000,
-                 rollout: str = "heuristic", threshold: float = 0.2,
-                 weighting: str = "linear", regret: str = "rm", baseline: str = "mean",
-                 prior: float = 300.0, reuse: bool = False):
+                 iterations: int | None = None, engine_options: dict[str, Any] | None = None,
+                 reuse: bool = False):
         self.reuse = reuse
-        super().__init__(player, seed, time, iterations,
-                         {"epsilon": epsilon, "max_nodes": nodes, "rollout": rollout,
-                          "threshold": threshold, "weighting": weighting, "regret": regret,
-                          "baseline": baseline, "prior": prior})
+        super().__init__(player, seed, time, iterations, engine_options)
         self._rng = random.Random(seed)
 
     @staticmethod

@@ -1,100 +1,349 @@
-"""Bot spec strings: the options of every bot, parsed and checked, and the
-bot a spec names (:func:`parse_spec`, :func:`make_bot`)."""
+"""The bots and their options: one table, from which everything else is driven.
+
+Each bot is declared once, as a :class:`BotEntry` in :data:`BOTS`: its
+class, a line of help, and its options, each an :class:`Option` (name, kind,
+default, allowed range, one-line help, and for a search bot the keyword of
+its Cython searcher).  From that table come
+
+* :func:`parse_spec`: ``"ismcts:time=1.0,c=1.4"`` -> ``("ismcts", {"time":
+  1.0, "c": 1.4})``, every value checked, with a one-line
+  :class:`~solver.errors.BotSpecError` naming the spec, the option and the
+  allowed range;
+* :func:`make_bot`: the bot a spec names, its options completed with the
+  defaults (the bots' constructors and the Cython searchers get every value
+  from here, none has a default of its own);
+* :func:`spec_help`: the text that documents the spec strings, printed by
+  ``wildhorn-solve bots`` and copied into README (a test checks the copy).
+
+Adding an option is one entry in the table (plus the code that uses it).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import os
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from bots.base import BotSpecError, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot, Bot
+from bots.base import Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
 from bots.heuristic import HeuristicBot
+from solver.errors import BotSpecError
+
+__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "make_bot", "parse_spec",
+           "search_defaults", "spec_help"]
+
+# Bytes one search-tree node costs at most, with its edges and its share of
+# the key table (measured: about 300 on full-game searches), for the node cap.
+NODE_BYTES = 512
+# The searchers index nodes and edges with 32-bit integers.
+INDEX_LIMIT = 2**31 - 1
+# The longest search a spec may ask for, in seconds (a day).
+TIME_LIMIT = 86_400.0
+# The most iterations a spec may ask for.
+ITERATION_LIMIT = 10**12
 
 
-def _flag(value: str) -> bool:
-    """A yes/no option value: 1, yes, true / 0, no, false."""
-    lowered = value.strip().lower()
+def _memory_bytes() -> int:
+    """The machine's physical memory (2^34 if the OS does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**34
+
+
+def max_nodes() -> int:
+    """The largest node cap this machine's memory allows (and 32-bit indices:
+    a node has up to a few dozen edges)."""
+    return max(1, min(_memory_bytes() // NODE_BYTES, INDEX_LIMIT // 64))
+
+
+# ---- option kinds: a parser and a description of what it accepts -----------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How an option's text becomes a value: ``parse`` raises ValueError on
+    text it does not accept; ``describe`` names what it accepts."""
+
+    parse: Callable[[str], Any]
+    describe: str
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _whole(text: str) -> int:
+    return int(text.strip())
+
+
+def _flag(text: str) -> bool:
+    lowered = text.strip().lower()
     if lowered in ("1", "yes", "true"):
         return True
     if lowered in ("0", "no", "false"):
         return False
-    raise ValueError(value)
+    raise ValueError(text)
 
 
-_flag.__name__ = "yes or no"
+NUMBER = Kind(_number, "a finite number")
+WHOLE = Kind(_whole, "a whole number")
+FLAG = Kind(_flag, "yes or no")
 
-ISMCTS_ROLLOUTS = ("informed", "random", "heuristic", "heuristic-pure")
 
-_OPTIONS = {
-    "ismcts": {"time": float, "iterations": int, "c": float, "rollout": str, "nodes": int,
-               "prior": float},
-    "oos": {"time": float, "iterations": int, "epsilon": float, "nodes": int, "rollout": str,
-            "threshold": float, "weighting": str, "regret": str, "baseline": str,
-            "prior": float, "reuse": _flag},
-    "openspiel-ismcts": {"sims": int, "time": float, "c": float},
-    "random": {},
-    "heuristic": {},
+def _choice(*names: str) -> Kind:
+    def parse(text: str) -> str:
+        if text not in names:
+            raise ValueError(text)
+        return text
+    return Kind(parse, " or ".join(names))
+
+
+# ---- options -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a bot spec.
+
+    ``low``/``high`` bound numeric values (``open_low``/``open_high``: the
+    bound itself is excluded); ``high`` may be a callable, evaluated when a
+    spec is parsed (the node cap depends on the machine).  ``engine`` is
+    the keyword under which a search bot passes the value to its Cython
+    searcher (None: the bot itself uses it, as the budgets)."""
+
+    name: str
+    kind: Kind
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | Callable[[], float] | None = None
+    open_low: bool = False
+    open_high: bool = False
+    engine: str | None = None
+
+    def upper(self) -> float | None:
+        return self.high() if callable(self.high) else self.high
+
+    def allowed(self) -> str:
+        """The allowed values in words: "in (0, 1]", "at least 0", "ismcts or oos"."""
+        high = self.upper()
+        if self.low is None and high is None:
+            return self.kind.describe
+        if high is None:
+            return f"{'above' if self.open_low else 'at least'} {_num(self.low)}"
+        if self.low is None:
+            return f"{'below' if self.open_high else 'at most'} {_num(high)}"
+        return (f"in {'(' if self.open_low else '['}{_num(self.low)},\u00a0{_num(high)}"
+                f"{')' if self.open_high else ']'}")
+
+    def check(self, value: Any) -> bool:
+        """True if ``value`` (already parsed) lies in the allowed range."""
+        high = self.upper()
+        if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
+            return False
+        if high is not None and (value > high or (self.open_high and value == high)):
+            return False
+        return True
+
+    def allowed_text(self) -> str:
+        return self.allowed().replace("\u00a0", " ")
+
+    def parse(self, spec: str, text: str) -> Any:
+        try:
+            value = self.kind.parse(text)
+        except (ValueError, OverflowError):
+            raise BotSpecError(f"bot spec {_short(spec)!r}: {self.name} expects "
+                               f"{self.kind.describe}, got {_short(text)!r}") from None
+        if not self.check(value):
+            raise BotSpecError(f"bot spec {_short(spec)!r}: {self.name} must be "
+                               f"{self.allowed_text()}, got {_num(value)}"
+                               + (" (the most this machine's memory and the searchers' "
+                                  "32-bit indices allow)"
+                                  if callable(self.high) else ""))
+        return value
+
+
+def _num(x: float) -> str:
+    """A bound or value for messages: whole numbers in full up to 10^12."""
+    if float(x).is_integer() and abs(x) <= 10**12:
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+TIME = Option("time", NUMBER, None, "seconds per decision (default 1.0 when no iterations)",
+              low=0.0, open_low=True, high=TIME_LIMIT)
+ITERATIONS = Option("iterations", WHOLE, None,
+                    "iterations per decision (deterministic for a seed)",
+                    low=1, high=ITERATION_LIMIT)
+ROLLOUT = _choice("heuristic", "heuristic-pure", "informed", "random")
+
+
+def _nodes(default: int) -> Option:
+    return Option("nodes", WHOLE, default, "node cap bounding memory", low=1, high=max_nodes,
+                  engine="max_nodes")
+
+
+def _rollout(help: str) -> Option:
+    return Option("rollout", ROLLOUT, "heuristic", help, engine="rollout")
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A bot: its class (built as ``cls(player, seed, **options)``), a line
+    of help, its options, and whether it searches with a time or iteration
+    budget (``SearchBot``)."""
+
+    cls: type[Bot]
+    help: str
+    options: tuple[Option, ...] = field(default_factory=tuple)
+    note: str = ""
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+
+BOTS: dict[str, BotEntry] = {
+    "random": BotEntry(RandomBot, "uniform over the legal actions"),
+    "heuristic": BotEntry(HeuristicBot, "plays as a sensible human would (bots.heuristic)"),
+    "ismcts": BotEntry(ISMCTSBot, "information-set MCTS (bots._ismcts)", (
+        TIME, ITERATIONS,
+        Option("c", NUMBER, 1.4, "UCB exploration constant", low=0.0, open_low=True,
+               high=1e6, engine="uct_c"),
+        _rollout("playout policy: heuristic (the heuristic bot's rules in C, bots._policy, at "
+                 "90% of the decisions, informed at the rest), heuristic-pure (the rules "
+                 "only), informed (weighted random) or random"),
+        _nodes(1_000_000),
+        Option("prior", NUMBER, 3.0, "progressive bias toward the heuristic bot's choice at "
+               "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
+               low=0.0, high=1e9, engine="prior"),
+    )),
+    "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
+                    "played by sampling it", (
+        TIME, ITERATIONS,
+        Option("epsilon", NUMBER, 0.3, "exploration at the updated player's nodes",
+               low=0.0, open_low=True, high=1.0, engine="epsilon"),
+        _nodes(1_000_000),
+        _rollout("playouts past the tree, as for ismcts"),
+        Option("threshold", NUMBER, 0.2, "drop root actions below this average probability "
+               "(0 plays the average strategy as it is)", low=0.0, high=1.0, open_high=True,
+               engine="threshold"),
+        Option("weighting", _choice("linear", "uniform"), "linear",
+               "linear (iteration t weighs t) or uniform averaging", engine="weighting"),
+        Option("regret", _choice("rm", "rm+"), "rm",
+               "rm (regret matching) or rm+ (regret matching+)", engine="regret"),
+        Option("baseline", _choice("mean", "none"), "mean",
+               "mean (VR-MCCFR baselines) or none", engine="baseline"),
+        Option("prior", NUMBER, 300.0, "warm start: a new node's regret of the heuristic "
+               "bot's choice starts at X (0: regret matching starts uniform)",
+               low=0.0, high=1e9, engine="prior"),
+        Option("reuse", FLAG, False, "go on with the previous move's tree when it holds the "
+               "new decision's information set (measured weaker, results/oos-variants.md); "
+               "it acts where one bot plays a whole game (tournaments, "
+               "pyspiel.evaluate_bots), not in play or advise, which search every decision "
+               "afresh"),
+    )),
+    "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
+                                 "random rollout, the external baseline", (
+        Option("sims", WHOLE, None, "simulations per decision (default 300; at least 2: the "
+               "first one only expands the root)", low=2, high=10**9),
+        Option("time", NUMBER, None, "run simulations until S seconds are spent (instead of "
+               "sims)", low=0.0, open_low=True, high=TIME_LIMIT),
+        Option("c", NUMBER, 1.4, "UCB exploration constant", low=0.0, open_low=True, high=1e6),
+    ), note="give sims or time, not both"),
 }
+
+# bots with a time or iteration budget and a Cython searcher
+SEARCH_BOTS = {"ismcts": ISMCTSBot, "oos": OOSBot}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"ismcts:time=1.0,c=1.4"`` -> ``("ismcts", {"time": 1.0, "c": 1.4})``."""
+    """``"ismcts:time=1.0,c=1.4"`` -> ``("ismcts", {"time": 1.0, "c": 1.4})``:
+    the options the spec gives, parsed and checked (defaults not filled in)."""
     name, _, rest = spec.strip().partition(":")
-    if name not in _OPTIONS:
-        raise BotSpecError(f"bot spec {spec!r}: unknown bot {name!r} "
-                           f"(known: {', '.join(sorted(_OPTIONS))})")
+    entry = BOTS.get(name)
+    if entry is None:
+        raise BotSpecError(f"bot spec {_short(spec)!r}: unknown bot {_short(name)!r} "
+                           f"(known: {', '.join(BOTS)})")
     options: dict[str, Any] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, sep, value = item.partition("=")
-        if not sep or key not in _OPTIONS[name]:
-            known = ", ".join(_OPTIONS[name]) or "none"
-            raise BotSpecError(f"bot spec {spec!r}: unknown option {item!r} (options: {known})")
-        try:
-            options[key] = _OPTIONS[name][key](value)
-        except ValueError:
-            raise BotSpecError(f"bot spec {spec!r}: {key} expects "
-                               f"{_OPTIONS[name][key].__name__}, got {value!r}") from None
-    if name == "openspiel-ismcts":
-        for key in ("time", "c"):
-            if key in options and options[key] <= 0:
-                raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
-        if "sims" in options and options["sims"] < 2:
-            raise BotSpecError(f"bot spec {spec!r}: sims must be at least 2 (the first "
-                               f"simulation only expands the root)")
-        if "sims" in options and "time" in options:
-            raise BotSpecError(f"bot spec {spec!r}: give sims or time, not both")
-    if not options.get("prior", 0.0) >= 0:     # ismcts and oos
-        raise BotSpecError(f"bot spec {spec!r}: prior must be at least 0")
-    if name == "ismcts":
-        if options.get("rollout", "heuristic") not in ISMCTS_ROLLOUTS:
-            raise BotSpecError(f"bot spec {spec!r}: rollout is {', '.join(ISMCTS_ROLLOUTS)}")
-        for key in ("time", "iterations", "c", "nodes"):
-            if key in options and options[key] <= 0:
-                raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
-    if name == "oos":
-        for key, allowed in (("rollout", ISMCTS_ROLLOUTS),
-                             ("weighting", ("uniform", "linear")), ("regret", ("rm", "rm+")),
-                             ("baseline", ("mean", "none"))):
-            if key in options and options[key] not in allowed:
-                raise BotSpecError(f"bot spec {spec!r}: {key} is {' or '.join(allowed)}")
-        for key in ("time", "iterations", "nodes"):
-            if key in options and not options[key] > 0:
-                raise BotSpecError(f"bot spec {spec!r}: {key} must be positive")
-        if not 0 < options.get("epsilon", 0.3) <= 1:
-            raise BotSpecError(f"bot spec {spec!r}: epsilon must be in (0, 1]")
-        if not 0 <= options.get("threshold", 0.2) < 1:
-            raise BotSpecError(f"bot spec {spec!r}: threshold must be in [0, 1)")
+        option = entry.option(key.strip())
+        if not sep or option is None:
+            known = ", ".join(o.name for o in entry.options) or "none"
+            raise BotSpecError(f"bot spec {_short(spec)!r}: unknown option {_short(item)!r} "
+                               f"(options: {known})")
+        if option.name in options:
+            raise BotSpecError(f"bot spec {_short(spec)!r}: {option.name} is given twice")
+        options[option.name] = option.parse(spec, value.strip())
+    if entry.note == "give sims or time, not both" and "sims" in options and "time" in options:
+        raise BotSpecError(f"bot spec {_short(spec)!r}: give sims or time, not both")
     return name, options
+
+
+def search_defaults(name: str) -> dict[str, Any]:
+    """Every option of bot ``name`` with its default (None: unset)."""
+    return {o.name: o.default for o in BOTS[name].options}
+
+
+def engine_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of bot ``name``'s Cython searcher: every option
+    with an ``engine`` keyword, from ``options`` or its default."""
+    return {o.engine: options.get(o.name, o.default) for o in BOTS[name].options if o.engine}
 
 
 def make_bot(spec: str, player: int, seed: int = 0) -> Bot:
     """The bot a spec string names, for ``player``, with ``seed``."""
     name, options = parse_spec(spec)
-    if name == "random":
-        return RandomBot(player, seed)
-    if name == "heuristic":
-        return HeuristicBot(player, seed)
-    if name == "openspiel-ismcts":
-        return OpenSpielISMCTSBot(player, seed, **options)
-    return SEARCH_BOTS[name](player, seed, **options)
+    entry = BOTS[name]
+    if name in SEARCH_BOTS:
+        budget = {k: options.get(k) for k in ("time", "iterations")}
+        rest = {o.name: options.get(o.name, o.default) for o in entry.options
+                if o.engine is None and o.name not in budget}
+        return entry.cls(player, seed, engine_options=engine_options(name, options),
+                         **budget, **rest)
+    full = {o.name: options.get(o.name, o.default) for o in entry.options}
+    return entry.cls(player, seed, **full)
 
 
-SEARCH_BOTS = {"ismcts": ISMCTSBot, "oos": OOSBot}  # bots with a time or iteration budget
+def spec_help(width: int = 79) -> str:
+    """The documentation of the spec strings, made from :data:`BOTS`."""
+    lines = []
+    for name, entry in BOTS.items():
+        head = f"{name}[:key=value,...]" if entry.options else name
+        lines += textwrap.wrap(f"{head}  {entry.help}", width, subsequent_indent="    ")
+        for o in entry.options:
+            default = "" if o.default is None else f"; default {_show(o.default)}"
+            rng = "" if o.kind is FLAG or (o.low is None and o.upper() is None) \
+                else f"; {o.allowed()}"
+            lines += textwrap.wrap(f"{o.name}={_placeholder(o)}: {o.help}{rng}{default}",
+                                   width, initial_indent="    ", subsequent_indent="        ")
+        if entry.note:
+            lines.append(f"    ({entry.note})")
+    lines += textwrap.wrap("Every bot takes a seed: the same seed gives the same decisions "
+                           "(for the search bots, with an iteration budget).", width)
+    return "\n".join(lines).replace("\u00a0", " ")
+
+
+def _placeholder(option: Option) -> str:
+    if option.kind is NUMBER:
+        return "X"
+    if option.kind is WHOLE:
+        return "N"
+    return option.kind.describe.replace(" or ", "|")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -13,6 +13,7 @@ __all__ = [
     "SerializationError",
     "StateFormatError",
     "ParameterError",
+    "BotSpecError",
 ]
 
 
@@ -38,6 +39,10 @@ class StateFormatError(WildhornError):
 
 class ParameterError(WildhornError):
     """An argument of a public function is out of range or of the wrong type."""
+
+
+class BotSpecError(ParameterError):
+    """A bot spec string names an unknown bot or a bad option."""
 
 
 # ---- message helpers: every error message is one printable line ------------

@@ -24,24 +24,6 @@ def ref():
     return module
 
 
-def test_bot_list_takes_oos_once_parse_spec_accepts_it(ref, monkeypatch):
-    import bots.registry
-
-    assert ref.BOTS == ref.bots_for(ref.TIME_PER_MOVE)
-    assert "oos" not in ref.bots_for(0.02) or "oos" in bots.registry._OPTIONS
-    monkeypatch.setitem(bots.registry._OPTIONS, "oos", {"time": float})
-    with_oos = ref.bots_for(0.02)
-    assert with_oos["oos"] == "oos:time=0.02"
-    assert list(with_oos) == ["ismcts", "oos", "heuristic", "random", "openspiel-ismcts"]
-    names = [s["name"] for s in ref.plan(with_oos)]
-    assert "oos-vs-ismcts" in names and names[-3:] == ["self-play", "ismcts-self-play",
-                                                       "oos-self-play"]
-    monkeypatch.delitem(bots.registry._OPTIONS, "oos")
-    without = ref.bots_for(0.5)
-    assert "oos" not in without and without["openspiel-ismcts"] == "openspiel-ismcts:time=0.5"
-    assert all(s["name"].find("oos") < 0 for s in ref.plan(without))
-
-
 def test_game_counts_give_5_percent_intervals(ref):
     stages = {s["name"]: s for s in ref.plan(ref.bots_for(0.02))}
     for name, p in [("ismcts-vs-openspiel-ismcts", 0.80), ("ismcts-vs-heuristic", 0.75),

@@ -1,0 +1,123 @@
+"""The bot registry (bots.registry): one declaration per option drives the
+parsing, the checks, the bots' construction and the documentation."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots import BOTS, SEARCH_BOTS, BotSpecError, make_bot, parse_spec, spec_help
+from bots.registry import FLAG, NUMBER, WHOLE, engine_options, max_nodes
+
+ROOT = Path(__file__).resolve().parent.parent
+OPTIONS = [(name, o) for name, entry in BOTS.items() for o in entry.options]
+
+
+def _engine_attributes(engine) -> dict:
+    return {k: getattr(engine, k) for k in dir(engine)
+            if not k.startswith("_") and not callable(getattr(engine, k))}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCH_BOTS))
+def test_registry_defaults_are_the_searchers_defaults(name):
+    """The Cython searchers keep their own defaults for direct use; the
+    registry's must be the same values."""
+    engine_class = SEARCH_BOTS[name].engine()
+    assert _engine_attributes(engine_class(seed=0, **engine_options(name, {}))) \
+        == _engine_attributes(engine_class(seed=0))
+
+
+def _other_value(option):
+    if option.kind is FLAG:
+        return "yes" if not option.default else "no"
+    if option.kind is NUMBER:
+        return repr((option.default or 1.0) * 0.5 if option.default else 0.5)
+    if option.kind is WHOLE:
+        return str(max(2, (option.default or 2) // 2))
+    return next(v for v in option.kind.describe.split(" or ") if v != option.default)
+
+
+@pytest.mark.parametrize("name, option", [(n, o) for n, o in OPTIONS if o.engine],
+                         ids=lambda x: getattr(x, "name", x))
+def test_every_engine_option_reaches_the_searcher(name, option):
+    value = _other_value(option)
+    bot = make_bot(f"{name}:{option.name}={value},iterations=10", 0, seed=1)
+    default = make_bot(f"{name}:iterations=10", 0, seed=1)
+    assert bot.options[option.engine] == option.kind.parse(value)
+    assert _engine_attributes(bot.search_engine) != _engine_attributes(default.search_engine)
+
+
+@pytest.mark.parametrize("name, option", [(n, o) for n, o in OPTIONS
+                                          if o.kind in (NUMBER, WHOLE)],
+                         ids=lambda x: getattr(x, "name", x))
+def test_out_of_range_and_non_finite_values_are_refused(name, option):
+    bad = ["nan", "inf", "-inf", "1e400", "x", "", str(10**20), "-1"]
+    if option.low is not None:
+        bad.append(str(option.low if option.open_low else option.low - 1))
+    if option.upper() is not None:
+        high = option.upper()
+        bad.append(str(high if option.open_high else high * 2 + 1))
+    for text in bad:
+        if option.kind is WHOLE and text == "-1" and option.low is None:
+            continue
+        with pytest.raises(BotSpecError) as err:
+            parse_spec(f"{name}:{option.name}={text}")
+        message = str(err.value)
+        assert "\n" not in message and option.name in message
+        assert re.search(r"expects|must be", message), message
+
+
+def test_messages_name_the_allowed_range():
+    with pytest.raises(BotSpecError, match=r"epsilon must be in \(0, 1\], got 0"):
+        parse_spec("oos:epsilon=0")
+    with pytest.raises(BotSpecError, match=r"time expects a finite number, got 'nan'"):
+        parse_spec("ismcts:time=nan")
+    with pytest.raises(BotSpecError, match=r"iterations must be in \[1, 1000000000000\]"):
+        parse_spec("ismcts:iterations=100000000000000000000")
+    with pytest.raises(BotSpecError, match=r"memory"):
+        parse_spec(f"ismcts:nodes={max_nodes() + 1}")
+    with pytest.raises(BotSpecError, match="given twice"):
+        parse_spec("ismcts:c=1,c=2")
+    with pytest.raises(BotSpecError, match="unknown option 'depth=3' \\(options: time, "):
+        parse_spec("ismcts:depth=3")
+
+
+def test_long_specs_are_cut_in_messages():
+    with pytest.raises(BotSpecError) as err:
+        parse_spec("ismcts:" + "x" * 10_000)
+    assert len(str(err.value)) < 300
+
+
+def test_the_node_cap_follows_the_memory():
+    assert 1 <= max_nodes() <= 2**31 // 64
+    assert parse_spec(f"ismcts:nodes={max_nodes()}")[1]["nodes"] == max_nodes()
+
+
+def test_spec_help_documents_every_option():
+    text = spec_help()
+    for name, entry in BOTS.items():
+        assert re.search(rf"^{re.escape(name)}\b", text, re.M)
+        for o in entry.options:
+            assert f"{o.name}=" in text
+    assert all(len(line) <= 79 for line in text.splitlines())
+
+
+def test_readme_carries_the_generated_spec_help():
+    """README's list of bots is spec_help() as printed by `wildhorn-solve bots`
+    (regenerate it with that command when the registry changes)."""
+    assert spec_help() in (ROOT / "README.md").read_text()
+
+
+def test_bots_command_prints_the_help():
+    out = subprocess.run([sys.executable, "-m", "apps", "bots"], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == spec_help()
+
+
+def test_numbers_are_finite():
+    assert math.isfinite(parse_spec("ismcts:c=1e-3")[1]["c"])
