@@ -9,6 +9,7 @@ from time import perf_counter
 from typing import Callable
 
 CHUNK = 64  # iterations between two looks at the clock
+clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
 
 
 def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) -> tuple[int, float]:
@@ -17,13 +18,15 @@ def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) ->
     budget reached (0: none); returns (iterations done, seconds)."""
     if iterations <= 0 and time_limit <= 0.0:
         raise ValueError("give iterations or time_limit")
-    t0 = perf_counter()
+    now = clock
+    t0 = now()
     deadline = t0 + time_limit if time_limit > 0 else float("inf")
     done = 0
     while True:
         done += run(CHUNK if iterations <= 0 else min(CHUNK, iterations - done))
-        if (iterations > 0 and done >= iterations) or perf_counter() >= deadline:
-            return done, perf_counter() - t0
+        t = now()
+        if (iterations > 0 and done >= iterations) or t >= deadline:
+            return done, t - t0
 
 
 def win_probabilities(player: int, p: float, n: float) -> tuple[list[float], list[list[float]]]:

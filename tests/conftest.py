@@ -2,6 +2,7 @@
 import pyspiel
 import pytest
 
+import bots._budget
 import solver  # noqa: F401  (registers the game)
 from solver.game import make_config
 
@@ -24,3 +25,26 @@ def small_game():
 @pytest.fixture(scope="session")
 def full_config():
     return make_config()
+
+
+class FakeClock:
+    """A clock that advances ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float = 0.01):
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.reads += 1
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    """The searches' budget loop (bots._budget) reads a fake clock: time
+    budgets are then tested by counting, never against wall-clock bounds."""
+    clock = FakeClock()
+    monkeypatch.setattr(bots._budget, "clock", clock)
+    return clock

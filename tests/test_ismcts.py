@@ -3,6 +3,7 @@ wins for sure (and lost ones), determinism, budgets, spec strings."""
 import pyspiel
 import pytest
 
+from bots._budget import CHUNK
 from bots import BotSpecError, make_bot, parse_spec
 from helpers import random_decisions
 from bots._ismcts import ISMCTS, informed_playout
@@ -122,10 +123,21 @@ def test_node_cap_bounds_memory():
     assert stats["nodes"] <= 100 and stats["iterations"] == 2000
 
 
-def test_time_budget():
+def test_time_budget(fake_clock):
+    """With a clock that advances 0.01 s per look, a 0.2 s budget runs
+    exactly 20 chunks of iterations and reports the 0.2 s it ran."""
     state = opening()
     stats = ISMCTS(seed=1).search(state.core, time_limit=0.2)
-    assert 0.15 <= stats["seconds"] <= 1.0 and stats["iterations"] > 100
+    assert stats["iterations"] == 20 * CHUNK
+    assert stats["seconds"] == pytest.approx(0.2)
+
+
+def test_time_and_iterations_the_first_budget_reached(fake_clock):
+    state = opening()
+    assert ISMCTS(seed=1).search(state.core, iterations=100,
+                                 time_limit=60)["iterations"] == 100
+    assert ISMCTS(seed=1).search(state.core, iterations=10**6,
+                                 time_limit=0.05)["iterations"] == 5 * CHUNK
 
 
 def test_search_refuses_chance_nodes():

@@ -10,6 +10,7 @@ from pathlib import Path
 import pyspiel
 import pytest
 
+from bots._budget import CHUNK
 from bots import BotSpecError, make_bot, parse_spec
 from helpers import random_decisions
 from bots._oos import OOS
@@ -89,12 +90,12 @@ def test_node_cap_bounds_memory():
     assert stats["nodes"] <= 100 and stats["iterations"] == 2000
 
 
-def test_budgets():
-    """A time budget runs until its deadline; with both budgets the
-    iteration count stops first here (no assertion on speed)."""
+def test_budgets(fake_clock):
+    """A time budget runs until its deadline (a clock advancing 0.01 s per
+    look: 20 chunks for 0.2 s); with both budgets the first reached stops."""
     core = first_decision("full")
     stats = OOS(seed=1).search(core, time_limit=0.2)
-    assert stats["seconds"] >= 0.2 and stats["iterations"] > 0
+    assert stats["iterations"] == 20 * CHUNK and stats["seconds"] == pytest.approx(0.2)
     assert OOS(seed=1).search(core, iterations=100, time_limit=60)["iterations"] == 100
 
 
