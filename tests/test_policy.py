@@ -13,6 +13,7 @@ worked examples in examples/.  The port aims at, and is held to, 100%.
 from __future__ import annotations
 
 import collections
+import json
 import random
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from bots._policy import heuristic_choice, heuristic_tied
 from bots import BotSpecError, make_bot, parse_spec
 from bots.heuristic import HeuristicBot
 from solver._core import Core, CoreConfig
-from solver.cards import load_card_set
+from solver.cards import default_card_set_path, load_card_set
+from solver.game import make_config
 from solver.state_io import load
 
 CFG = CoreConfig(load_card_set())
@@ -32,14 +34,14 @@ DECISION_PHASES = {"redraw", "actions", "zone", "motorcycle", "target", "escort"
                    "modifiers", "nurses", "witnesses", "refresh", "number"}
 
 
-def _positions(games: int, seed: int = 0):
+def _positions(games: int, seed: int = 0, config: CoreConfig = CFG):
     """Every decision with 2+ legal actions of ``games`` seeded games, as
     (core copy, the Python bot's analysis).  Game k plays a random move with
     probability 0, 0.5 or 1 (k mod 3) and the heuristic's move otherwise."""
     for k in range(games):
         rng = random.Random(seed * 1_000_003 + k)
         share_random = (k % 3) / 2
-        core = Core(CFG)
+        core = Core(config)
         while not core.is_terminal():
             if core.is_chance():
                 outs = core.chance_outcomes()
@@ -82,6 +84,29 @@ def test_choice_is_a_tied_best_action_and_follows_the_seed(positions):
     for core, r in positions[:500]:
         if len(r["tied"]) == 1:
             assert heuristic_choice(core, 3) == r["action"]
+
+
+def _modified_card_set(folder: Path) -> CoreConfig:
+    """The default set without PL19 and DE07, with other Rocket values."""
+    data = json.loads(default_card_set_path().read_text(encoding="utf-8"))
+    data["cards"] = [c for c in data["cards"] if c["number"] not in ("PL19", "DE07")]
+    data["rockets"] = [5, 4, 3, 2, 1]
+    path = folder / "modified.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return make_config({"card_set": str(path)})
+
+
+@pytest.mark.parametrize("variant", ["tiny", "small", "modified card set"])
+def test_tied_best_sets_agree_on_other_games(variant, tmp_path):
+    """The same parity on the small presets and on a modified card set, so
+    the port does not lean on the full game's card list."""
+    config = (_modified_card_set(tmp_path) if variant == "modified card set"
+              else make_config({"variant": variant}))
+    positions = list(_positions(30 if variant == "modified card set" else 200, 5, config))
+    assert len(positions) >= 300
+    disagree = [(core.phase, r["tied"], heuristic_tied(core)) for core, r in positions
+                if heuristic_tied(core) != r["tied"]]
+    assert not disagree, f"{len(disagree)} of {len(positions)} differ; first: {disagree[:5]}"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
