@@ -605,10 +605,6 @@ cdef class GameGraph:
                    + g.n_sets * (1 + 4 + 8 + 8) + g.n_slots * 4
                    + (g.member_first[g.n_sets] if g.member_first != NULL else 0) * 8)
 
-    def infoset_player(self, int i):
-        self._check_set(i)
-        return self.g.set_player[i]
-
     def infoset_actions(self, int i):
         """The legal actions of information set ``i``, in slot order."""
         self._check_set(i)

@@ -24,7 +24,7 @@ set ``i``, ``graph.to_tabular_policy(game, policy)`` the OpenSpiel policy.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -57,9 +57,6 @@ class Point:
     seconds: float             # solver wall-clock seconds (evaluation excluded)
     nash_conv: float           # NashConv of the average policy
     value: float               # player 0's expected return under it
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def solve(graph: GameGraph, algorithm: str = "cfr+", *, iterations: int | None = None,
