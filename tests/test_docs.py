@@ -73,7 +73,7 @@ def test_example_loads_and_is_the_decision_the_table_says(name):
         assert not core.is_chance()
         assert state_io.SIDES[core.current_player()] == to_move == data["to_move"]
         assert len(core.legal_actions()) >= 2
-    pending = core.pending()
+    pending = core.pending
     if kind == "-":
         assert data["pending"] is None and pending is None
     else:
@@ -294,3 +294,35 @@ def test_the_outside_check_would_catch_a_mention(tmp_path):
                  "shared/docs/x", "`../../shared/rules/cards.md`"):
         assert _OUTSIDE.search(text)
     assert not _OUTSIDE.search("docs/rules.md and solver/_jsonio.py (shared by)")
+
+
+# ---------------------------------------------------------------------------
+# Messages citing a ruling say where to read it
+# ---------------------------------------------------------------------------
+
+
+def test_rulings_pointer_names_each_cited_ruling_once():
+    from solver.errors import with_rulings_pointer
+
+    assert with_rulings_pointer("x.json: $.turn: expected 1..4, got 5") == \
+        "x.json: $.turn: expected 1..4, got 5"
+    assert with_rulings_pointer("a (R15b) b (R29, R30) c (R29) d (R14/R28)") == \
+        "a (R15b) b (R29, R30) c (R29) d (R14/R28) [R15, R29, R30, R14, R28: see docs/rules.md]"
+    # Card numbers and rulings that do not exist are not rulings.
+    assert with_rulings_pointer("DE18 Bad Luck, PL04, R31, D7") == "DE18 Bad Luck, PL04, R31, D7"
+
+
+def test_cli_error_citing_a_ruling_points_at_the_rules(tmp_path, capsys):
+    from apps.cli import main
+
+    data = json.loads((EXAMPLES / "attack-escort.json").read_text())
+    for entry in data["table"]:
+        if entry["card"] == "DE03":  # German Staff, a Support card
+            entry["zone"] = "periphery"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["advise", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "$.table[" in err and "(R1)" in err and err.rstrip().endswith("[R1: see docs/rules.md]")
+    assert "R1" in _sections(_text("rules.md"))
