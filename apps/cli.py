@@ -30,7 +30,7 @@ from apps import tournament
 from apps.advise import advise, format_advice
 from bots import BotSpecError, parse_spec, spec_help
 from solver import __version__
-from solver.errors import ParameterError, WildhornError
+from solver.errors import ParameterError, WildhornError, with_rulings_pointer
 from solver.state_io import load, write_random_states
 
 
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except WildhornError as err:
-        print(f"wildhorn-solve: error: {err}", file=sys.stderr)
+        print(f"wildhorn-solve: error: {with_rulings_pointer(str(err))}", file=sys.stderr)
         return 2
     except OSError as err:  # an output that cannot be written, a file that cannot be read
         where = f" ({err.filename})" if getattr(err, "filename", None) else ""

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """The Wildhorn rules engine: complete rules on a plain C struct.
 
-The rulebook (shared/rules/rulebook.txt) is the authority; the rulings
-R1..R30 (shared/rules/rulings.md) decide its gaps and are cited where they
+The printed rulebook is the authority; the rulings R1..R30 and the
+decisions D1..D6 (docs/rules.md) decide its gaps and are cited where they
 apply.  Everything below ``# ---- Python layer`` is C: ``noexcept nogil``
 functions over ``Config`` (the card data, immutable) and ``State`` (one
 game position, copied by struct assignment).

@@ -1,8 +1,8 @@
 """Card sets: load and validate a card-set file (format ``wildhorn-cards/1``).
 
 The engine reads every card number, bullet and ability from data, never from
-code (shared/rules/cards.md), so that owners of the physical game can supply
-their own card list.  The default set ships as ``solver/data/cards-default.json``.
+code, so that owners of the physical game can supply their own card list
+(docs/card-sets.md describes the format for them).  The default set ships as ``solver/data/cards-default.json``.
 
 A card-set file is a JSON object::
 

@@ -6,6 +6,8 @@ and carry a one-line message that says what was wrong and where.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "WildhornError",
     "CardSetError",
@@ -82,3 +84,25 @@ def describe_value(value: object) -> str:
     if isinstance(value, int) and abs(value) >= 10**_TEXT_LIMIT:
         return "a huge integer"
     return one_line(repr(value))
+
+
+_RULING = re.compile(r"\b([RD])([1-9][0-9]?)[a-g]?\b")
+
+
+def with_rulings_pointer(message: str) -> str:
+    """``message`` with where to read the rulings it cites, still one line.
+
+    ``"... Periphery only (R16)"`` becomes ``"... Periphery only (R16)
+    [R16: see docs/rules.md]"``; a message citing no ruling is returned as
+    it is.  The rulings R1..R30 and the decisions D1..D6 are the headings of
+    docs/rules.md.
+    """
+    cited: list[str] = []
+    for side, number in _RULING.findall(message):
+        name = f"{side}{int(number)}"
+        if (side == "R" and int(number) <= 30 or side == "D" and int(number) <= 6) \
+                and name not in cited:
+            cited.append(name)
+    if not cited:
+        return message
+    return f"{message} [{', '.join(cited)}: see docs/rules.md]"

@@ -6,7 +6,7 @@ exactly one player's information (R25, R26): their own hand, both hand sizes,
 the public table, cards gone and in play, fragments, revealed Rocket cards,
 the chain of actions and the action being resolved.  Never the opponent's
 hand, the deck order or the opponent's secret redraw decision.  The contract
-is ``shared/docs/state-format.md``; the exact shape, with a description of
+is ``docs/state-format.md``; the exact shape, with a description of
 every key, is the JSON Schema ``solver/data/state.schema.json``.
 
 Public API

@@ -1,6 +1,6 @@
 """Tests of the card-set loader (solver/cards.py) and the default card set.
 
-Layers: the packaged default set against shared/rules/cards.md; the Python
+Layers: the packaged default set against docs/card-sets.md; the Python
 API (lookups, class keys, core arrays); and a corpus of bad files, each of
 which must be rejected with a one-line CardSetError naming the bad JSON path
 (R28 and the typo guards).
@@ -34,7 +34,7 @@ from solver.errors import (
 )
 
 # --------------------------------------------------------------------------
-# Expected content, transcribed from shared/rules/cards.md
+# Expected content, transcribed from the card list (docs/card-sets.md)
 # --------------------------------------------------------------------------
 
 
@@ -107,7 +107,7 @@ BOTH_SIDES = {
 POLISH_ONLY = {"spy", "witnesses", "operation_wildhorn", "hidden_fragments"}
 GERMAN_ONLY = {"sturmwind", "motorized_column", "motorcycle"}
 
-# (kind, bullets, abilities) per display name of Units and Support, cards.md table.
+# (kind, bullets, abilities) per display name of Units and Support (docs/card-sets.md).
 EXPECTED_UNITS: dict[tuple[str, str], tuple[str, int, dict[str, Any]]] = {
     ("polish", "Scouts"): ("unit", 1, {"movement": True, "search": 4}),
     ("polish", "Partisans"): ("unit", 2, {"movement": True, "attack": True, "escort": True}),
@@ -150,7 +150,7 @@ def test_error_hierarchy() -> None:
 
 
 # --------------------------------------------------------------------------
-# The default card set against cards.md
+# The default card set against its card list (docs/card-sets.md)
 # --------------------------------------------------------------------------
 
 

@@ -1,9 +1,9 @@
-"""The twelve worked examples of the rulebook (shared/rules/rulebook.txt), replayed.
+"""The twelve worked examples of the printed rulebook, replayed.
 
 Each test builds the example's position, forces the rulebook's dice and
 asserts the outcome the rulebook states (card places, fresh/exhausted sides,
-fragment counts, whose turn it is).  Card numbers follow
-shared/rules/cards.md: the Polish "Recon Unit" of the examples is Scouts,
+fragment counts, whose turn it is).  Card numbers follow the default card
+set (docs/card-sets.md): the Polish "Recon Unit" of the examples is Scouts,
 "a Support card" is Staff or Volunteers.  Unnamed cards stay where the game
 begins them (START cards in hand, the rest in the deck), so no Immediate
 card is in anyone's hand unless the example plays it.

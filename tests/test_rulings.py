@@ -1,4 +1,4 @@
-"""One test (or a few) per ruling of shared/rules/rulings.md that the worked
+"""One test (or a few) per ruling of docs/rules.md that the worked
 examples alone do not pin down: an engine could replay every rulebook example
 and still get these wrong.
 
