@@ -280,9 +280,6 @@ def test_no_tracked_file_points_outside_the_repository():
     assert not hits, "files outside the repository are cited:\n" + "\n".join(hits)
 
 
-@pytest.mark.xfail(strict=True, reason="README.md is the lead's to edit (issue 18 item 6): its "
-                   "lines citing ../shared/ are listed in the docs branch's report; remove this "
-                   "marker when they are gone")
 def test_readme_points_nowhere_outside_the_repository():
     hits = _mentions_outside([Path("README.md")])
     assert not hits, "README.md cites files outside the repository:\n" + "\n".join(hits)
