@@ -13,6 +13,7 @@ __all__ = [
     "SerializationError",
     "StateFormatError",
     "ParameterError",
+    "FolderInUseError",
 ]
 
 
@@ -38,6 +39,10 @@ class StateFormatError(WildhornError):
 
 class ParameterError(WildhornError):
     """An argument of a public function is out of range or of the wrong type."""
+
+
+class FolderInUseError(WildhornError):
+    """An output folder is held by another running process (a tournament's lock)."""
 
 
 # ---- message helpers: every error message is one printable line ------------
