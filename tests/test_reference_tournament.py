@@ -191,6 +191,7 @@ def test_all_targets_pass_when_every_measure_meets_them(ref, tmp_path):
     assert cal[(I, O)] == pytest.approx(0.9) and cal[(S, I)] == pytest.approx(0.9)
 
 
+@pytest.mark.slow
 def test_tiny_reference_run_end_to_end(tmp_path):
     """The whole pipeline at a tiny scale (2-4 games a stage, 2 ms a move)."""
     r = subprocess.run([sys.executable, str(SCRIPT), "--time", "0.002", "--scale", "0.005",
