@@ -298,7 +298,10 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
     try:
         wait_for(playing, "two worker processes", proc)
         os.kill(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=HANG_CAP)
+        try:
+            out, err = proc.communicate(timeout=HANG_CAP)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run still waits for the games in play after {HANG_CAP:.0f} s")
     finally:
         if proc.poll() is None:     # hung: leave no game running behind the test
             for pid in [proc.pid, *workers]:
