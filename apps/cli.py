@@ -284,7 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "have wildhorn-solve installed")
     tour.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     tour.add_argument("--out", default="tournament",
-                      help="output folder (default ./tournament)")
+                      help="output folder (default ./tournament); one run at a time per "
+                           "folder, a second is refused")
     tour.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
                       help="stop a two-bot match when an SPRT accepts a hypothesis")
     tour.set_defaults(func=_cmd_tournament)

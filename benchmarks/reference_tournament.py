@@ -22,9 +22,6 @@ The run time is estimated and printed before anything is played
 (``--dry-run`` stops there).  Repeating the command continues an interrupted
 run.  ``--scale`` multiplies every game count (e.g. 0.01 for a quick check
 of the pipeline, into another ``--out`` and ``--report-dir``).
-
-The online CFR bot ``oos`` joins automatically once ``bots.parse_spec``
-accepts ``oos:time=T``: see :data:`BOT_TEMPLATES` and :func:`bots_for`.
 """
 
 from __future__ import annotations
@@ -37,9 +34,12 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from bots import BotSpecError, parse_spec
-from apps import tournament as T
-from solver.errors import WildhornError
+from apps.tournament import BACKENDS, progress_for, run
+from apps.tournament.report import ci_text, pct, standings_md, write_figures
+from apps.tournament.stats import Z95, analyse, calibration, head_to_head, side_balance
+from apps.tournament.store import read_games, write_atomic
+from bots import parse_spec
+from solver.errors import ParameterError, WildhornError
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME_PER_MOVE = 0.02            # seconds per decision for every searching bot
@@ -49,7 +49,7 @@ CONTEXT_GAMES = 40              # pairings without a target: ratings only
 OOS_VS_ISMCTS_GAMES = 400       # the online CFR bot against ISMCTS: issue 4 asks for >= 400 games
 CALIBRATION_GAMES = 200         # self-play of a calibrated bot that is not the strongest
 
-# role -> spec template; a role whose spec parse_spec refuses is left out
+# role -> spec template (``{t:g}``: the time per move)
 BOT_TEMPLATES = {
     "ismcts": "ismcts:time={t:g}",
     "oos": "oos:time={t:g}",
@@ -93,18 +93,9 @@ def is_self_play(stage: str) -> bool:
     return stage == SELF_PLAY or stage.endswith("-" + SELF_PLAY)
 
 
-def _accepted(spec: str) -> bool:
-    try:
-        parse_spec(spec)
-    except BotSpecError:
-        return False
-    return True
-
-
 def bots_for(t: float = TIME_PER_MOVE) -> dict[str, str]:
-    """role -> spec of the reference bots that exist (parse_spec accepts)."""
-    specs = {role: template.format(t=t) for role, template in BOT_TEMPLATES.items()}
-    return {role: spec for role, spec in specs.items() if _accepted(spec)}
+    """role -> spec of the reference bots at ``t`` seconds per move."""
+    return {role: template.format(t=t) for role, template in BOT_TEMPLATES.items()}
 
 
 BOTS = bots_for()   # the reference bots at the default time per move
@@ -113,7 +104,7 @@ BOTS = bots_for()   # the reference bots at the default time per move
 def games_for_half_width(p: float, half_width: float = HALF_WIDTH) -> int:
     """Games for a 95% interval of +-half_width around a rate p (normal
     approximation), rounded up to even (each deal is played twice)."""
-    n = math.ceil(T.Z95 ** 2 * p * (1 - p) / half_width ** 2)
+    n = math.ceil(Z95 ** 2 * p * (1 - p) / half_width ** 2)
     return n + n % 2
 
 
@@ -170,7 +161,7 @@ def estimate_seconds(stages: Sequence[dict[str, Any]], bots: dict[str, str], job
 def read_stage(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """A stage's games (its pairing renumbered to ``index`` so that deals of
     different stages stay apart in the bootstrap) and its value rows."""
-    rows = T.read_games(folder)
+    rows = read_games(folder)
     for r in rows:
         r["pairing"] = index
     values = []
@@ -181,7 +172,7 @@ def read_stage(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dic
 
 
 def strongest(bots: Sequence[str], rows: Sequence[dict[str, Any]], seed: int) -> str:
-    summary = T.analyse(list(bots), rows, seed)
+    summary = analyse(list(bots), rows, seed)
     return max(bots, key=lambda b: (summary["bots"][b]["elo"], b))
 
 
@@ -200,7 +191,7 @@ def check_targets(bots: dict[str, str], rows: Sequence[dict[str, Any]],
                            decided=None)
                 out.append(res)
                 continue
-            h = T.head_to_head(rows, bots[t["first"]], bots[t["second"]])
+            h = head_to_head(rows, bots[t["first"]], bots[t["second"]])
             res.update(first=h["first"], second=h["second"], games=h["games"],
                        wins=h["first_wins"], value=h["first_win_rate"], ci95=h["ci95"])
             if h["games"]:
@@ -216,7 +207,7 @@ def check_targets(bots: dict[str, str], rows: Sequence[dict[str, Any]],
                 continue
             spec = bots[t["bot"]]
             mine = [v for v in values if v["bot"] == spec and is_self_play(v.get("stage", ""))]
-            cal = T.calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
+            cal = calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
             res.update(bot=spec, value=cal["ece"], brier=cal["brier"],
                        estimates=cal["estimates"],
                        games=len({v["game"] + "/" + v.get("stage", "") for v in mine}),
@@ -237,7 +228,7 @@ def balance(bots: dict[str, str], stage_rows: dict[str, list[dict[str, Any]]],
     decided = [t["passed"] for t in targets if t["passed"] is not None]
     return {"time_per_move": time_per_move, "bots": bots,
             "games": {name: len(rs) for name, rs in stage_rows.items()},
-            "self_play": {"bot": self_play_bot, **T.side_balance(sp)},
+            "self_play": {"bot": self_play_bot, **side_balance(sp)},
             "calibration": calibration_by_opponent(bots, stage_rows, stage_values),
             "targets": targets,
             "all_passed": bool(decided) and all(decided),
@@ -265,23 +256,15 @@ def calibration_by_opponent(bots: dict[str, str], stage_rows: dict[str, list[dic
                 rs = stage_rows.get(name, [])
                 others = {r[k] for r in rs for k in ("polish", "german")} - {spec}
                 opponent = ", ".join(sorted(others)) or "?"
-            cal = T.calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
+            cal = calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
             out.append({"bot": spec, "stage": name, "opponent": opponent, "ece": cal["ece"],
                         "brier": cal["brier"], "estimates": cal["estimates"]})
         if pooled:
-            cal = T.calibration([float(v["value"]) for v in pooled],
+            cal = calibration([float(v["value"]) for v in pooled],
                                 [int(v["won"]) for v in pooled])
             out.append({"bot": spec, "stage": "all", "opponent": "all games", "ece": cal["ece"],
                         "brier": cal["brier"], "estimates": cal["estimates"]})
     return out
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _ci(ci: Sequence[float] | None) -> str:
-    return "-" if not ci else f"[{100 * ci[0]:.1f}%, {100 * ci[1]:.1f}%]"
 
 
 def balance_md(report: dict[str, Any]) -> str:
@@ -293,17 +276,17 @@ def balance_md(report: dict[str, Any]) -> str:
              f"score intervals.", "",
              f"## The sides (self-play of `{sp['bot']}`, {sp['games']} games)", "",
              "| Side | Wins | Win rate | 95% interval |", "|---|---|---|---|",
-             f"| Polish | {sp['polish_wins']} | {_pct(sp['polish_win_rate'])} | "
-             f"{_ci(sp['polish_ci95'])} |",
-             f"| German | {sp['german_wins']} | {_pct(sp['german_win_rate'])} | "
-             f"{_ci(sp['german_ci95'])} |", "",
+             f"| Polish | {sp['polish_wins']} | {pct(sp['polish_win_rate'])} | "
+             f"{ci_text(sp['polish_ci95'])} |",
+             f"| German | {sp['german_wins']} | {pct(sp['german_win_rate'])} | "
+             f"{ci_text(sp['german_ci95'])} |", "",
              "## Targets", "",
              "| Target | Measured | 95% interval | Threshold | Games | Result |",
              "|---|---|---|---|---|---|"]
     for t in report["targets"]:
         if t["kind"] == "score":
-            thr = f">= {_pct(t['threshold']['min'])}"
-            measured, ci = _pct(t["value"]), _ci(t["ci95"])
+            thr = f">= {pct(t['threshold']['min'])}"
+            measured, ci = pct(t["value"]), ci_text(t["ci95"])
         else:
             thr = f"ECE <= {t['threshold']['max']:.3f} (self-play)"
             measured = "-" if t["value"] is None else f"ECE {t['value']:.3f}"
@@ -346,14 +329,14 @@ def write_report(report_dir: Path, ref_dir: Path, bots: dict[str, str],
     if len(specs) >= 2:
         params = {"bots": specs, "format": "reference, combined", "seed": seed,
                   "games": len(pair_rows)}
-        summary = {"parameters": params, **T.analyse(specs, pair_rows, seed, pair_values)}
-        T._write_atomic(ref_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
-        figures = T.write_figures(ref_dir, params, summary)
-        T._write_atomic(ref_dir / "standings.md", T.standings_md(params, summary, figures))
+        summary = {"parameters": params, **analyse(specs, pair_rows, seed, pair_values)}
+        write_atomic(ref_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+        figures = write_figures(ref_dir, params, summary)
+        write_atomic(ref_dir / "standings.md", standings_md(params, summary, figures))
     report = balance(bots, stage_rows, stage_values, self_play_bot, time_per_move)
     report_dir.mkdir(parents=True, exist_ok=True)
-    T._write_atomic(report_dir / "balance.json", json.dumps(report, indent=2) + "\n")
-    T._write_atomic(report_dir / "balance.md", balance_md(report))
+    write_atomic(report_dir / "balance.json", json.dumps(report, indent=2) + "\n")
+    write_atomic(report_dir / "balance.md", balance_md(report))
     return report
 
 
@@ -372,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of the stages (default results/tournaments/reference)")
     ap.add_argument("--report-dir", default=str(ROOT / "results/tournaments"),
                     help="folder of balance.md and balance.json (default results/tournaments)")
-    ap.add_argument("--backend", choices=T.BACKENDS, default="local",
+    ap.add_argument("--backend", choices=BACKENDS, default="local",
                     help="local processes or ray (see wildhorn-solve tournament --help)")
     ap.add_argument("--address", help="Ray address (with --backend ray)")
     ap.add_argument("--dry-run", action="store_true",
@@ -390,8 +373,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from solver.errors import ParameterError
-
     if not args.time > 0:
         raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
     if not args.scale > 0:
@@ -403,9 +384,6 @@ def _main(args: argparse.Namespace) -> int:
     est = estimate_seconds(stages, bots, args.jobs)
     print(f"Reference tournament at {args.time:g} s per move; bots: "
           f"{', '.join(bots.values())}")
-    missing = [r for r in BOT_TEMPLATES if r not in bots]
-    if missing:
-        print(f"Not available (parse_spec refuses them): {', '.join(missing)}")
     for st in stages:
         if st["name"] == SELF_PLAY:
             who = "the strongest bot against itself"
@@ -424,23 +402,23 @@ def _main(args: argparse.Namespace) -> int:
     pairings = [st for st in stages if not is_self_play(st["name"])]
     for i, st in enumerate(pairings):
         print(f"\n== {st['name']} ==", flush=True)
-        T.run(st["bots"], fmt="round-robin", games=st["games"], jobs=args.jobs, seed=args.seed,
-              out=str(ref / st["name"]), progress=T.progress_for(sys.stdout),
+        run(st["bots"], fmt="round-robin", games=st["games"], jobs=args.jobs, seed=args.seed,
+              out=str(ref / st["name"]), progress=progress_for(sys.stdout),
               backend=args.backend, address=args.address)
         rows += read_stage(ref / st["name"], i)[0]
     played = [s for s in bots.values() if any(s in (r["polish"], r["german"]) for r in rows)]
     best = strongest(played, rows, args.seed)
     sp = next(st for st in stages if st["name"] == SELF_PLAY)
     print(f"\n== {SELF_PLAY}: {best} (the highest Elo) ==", flush=True)
-    T.run([best], fmt="self-play", games=sp["games"], jobs=args.jobs, seed=args.seed,
-          out=str(ref / SELF_PLAY), progress=T.progress_for(sys.stdout), backend=args.backend,
+    run([best], fmt="self-play", games=sp["games"], jobs=args.jobs, seed=args.seed,
+          out=str(ref / SELF_PLAY), progress=progress_for(sys.stdout), backend=args.backend,
           address=args.address)
     for st in stages:
         if "role" in st and st["bots"][0] != best:
             print(f"\n== {st['name']}: {st['bots'][0]} (its calibration) ==", flush=True)
-            T.run(st["bots"], fmt="self-play", games=st["games"], jobs=args.jobs,
+            run(st["bots"], fmt="self-play", games=st["games"], jobs=args.jobs,
                   seed=args.seed, out=str(ref / st["name"]),
-                  progress=T.progress_for(sys.stdout), backend=args.backend,
+                  progress=progress_for(sys.stdout), backend=args.backend,
                   address=args.address)
     report = write_report(Path(args.report_dir), ref, bots, stages, best, args.seed, args.time)
     print()

@@ -16,6 +16,7 @@ __all__ = [
     "StateFormatError",
     "ParameterError",
     "BotSpecError",
+    "FolderInUseError",
 ]
 
 
@@ -45,6 +46,10 @@ class ParameterError(WildhornError):
 
 class BotSpecError(ParameterError):
     """A bot spec string names an unknown bot or a bad option."""
+
+
+class FolderInUseError(WildhornError):
+    """An output folder is held by another running process (a tournament's lock)."""
 
 
 # ---- message helpers: every error message is one printable line ------------

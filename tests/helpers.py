@@ -61,6 +61,15 @@ def build(*, turns: int = 4, draw: int = 5, dice: int = 6, **kw) -> Core:
     return Core.build(config(turns, draw, dice), **kw)
 
 
+def last_turn(places: dict[str, str], fragments: dict[str, int], actor: int = 0) -> Core:
+    """Turn 4 of 4 on the default card set, all Rockets revealed; every card
+    not named in ``places`` is gone (out of play)."""
+    full = {c.number: "gone" for c in card_set().cards}
+    full.update(places)
+    return Core.build(config(), places=full, fragments=fragments, rockets=[1, 2, 3, 4],
+                      turn=4, actor=actor)
+
+
 def where(core: Core, number: str) -> tuple[str, bool]:
     """(place, exhausted) of a card."""
     return core.location(gi(number))

@@ -5,22 +5,13 @@ import pytest
 
 from bots._budget import CHUNK
 from bots import BotSpecError, make_bot, parse_spec
-from helpers import random_decisions
+from helpers import last_turn, random_decisions
 from bots._ismcts import ISMCTS, informed_playout
 from solver._core import Core, CoreConfig, encode_action
 from solver.cards import load_card_set
 
 CARDS = load_card_set()
 CFG = CoreConfig(CARDS)  # the full game, 4 turns
-ALL = [c.number for c in CARDS.cards]
-
-
-def last_turn(places, fragments, actor=0):
-    """Turn 4 of 4; every card not named is gone (out of play)."""
-    full = {n: "gone" for n in ALL}
-    full.update(places)
-    return Core.build(CFG, places=full, fragments=fragments, rockets=[1, 2, 3, 4],
-                      turn=4, actor=actor)
 
 
 def test_finds_the_sure_win_witnesses():

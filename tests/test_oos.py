@@ -12,7 +12,7 @@ import pytest
 
 from bots._budget import CHUNK
 from bots import BotSpecError, make_bot, parse_spec
-from helpers import random_decisions
+from helpers import last_turn, random_decisions
 from bots._oos import OOS
 from solver._core import Core, CoreConfig, encode_action
 from apps.advise import advise
@@ -40,14 +40,6 @@ def first_decision(variant="full", seed=0, moves=0):
             moves -= 1
     assert not core.is_terminal()
     return core
-
-
-def last_turn(places, fragments, actor=0):
-    """Turn 4 of 4; every card not named is gone (out of play)."""
-    full = {c.number: "gone" for c in CARDS.cards}
-    full.update(places)
-    return Core.build(CFG, places=full, fragments=fragments, rockets=[1, 2, 3, 4],
-                      turn=4, actor=actor)
 
 
 POSITIONS = [("full", 0), ("full", 12), ("small", 0), ("small", 3), ("tiny", 0), ("tiny", 2)]
@@ -317,11 +309,9 @@ def test_bot_samples_its_mixed_strategy():
 def test_advise_uses_oos():
     """Polish searches on the last turn, 0-0, a Partisans guarding the
     Forest: the search is what OOS recommends, with replies inside it."""
-    places = {c.number: "gone" for c in CARDS.cards}
-    places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand", "PL19": "hand",
-                   "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"})
-    core = Core.build(CFG, places=places, fragments={"periphery": 1}, rockets=[1, 2, 3, 4],
-                      turn=4)
+    core = last_turn({"PL01": "periphery", "PL02": "forest", "PL18": "hand", "PL19": "hand",
+                      "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"},
+                     {"periphery": 1})
     out = advise(core, bot_spec="oos", iterations=5000, seed=3)
     assert out["recommended"] == "PL01 Scouts: search"
     assert out["stats"]["iterations"] == 5000

@@ -1,5 +1,5 @@
-"""benchmarks/reference_tournament.py: the plan, the bot list (oos joins once
-parse_spec accepts it), and the balance report's maths on synthetic games."""
+"""benchmarks/reference_tournament.py: the plan, the bot list, and the
+balance report's maths on synthetic games."""
 import csv
 import importlib.util
 import json
@@ -22,6 +22,20 @@ def ref():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_bot_list_and_plan(ref):
+    assert ref.BOTS == ref.bots_for(ref.TIME_PER_MOVE)
+    bots = ref.bots_for(0.5)
+    assert bots == {"ismcts": "ismcts:time=0.5", "oos": "oos:time=0.5", "heuristic": "heuristic",
+                    "random": "random", "openspiel-ismcts": "openspiel-ismcts:time=0.5"}
+    assert [s["name"] for s in ref.plan(bots)] == [
+        "ismcts-vs-openspiel-ismcts", "ismcts-vs-heuristic", "heuristic-vs-random",
+        "openspiel-ismcts-vs-heuristic", "oos-vs-ismcts", "oos-vs-heuristic", "self-play",
+        "ismcts-self-play", "oos-self-play"]
+    # a bot left out of the dict leaves out its stages
+    without = {k: v for k, v in bots.items() if k != "oos"}
+    assert all("oos" not in s["name"] for s in ref.plan(without))
 
 
 def test_game_counts_give_5_percent_intervals(ref):
@@ -177,6 +191,7 @@ def test_all_targets_pass_when_every_measure_meets_them(ref, tmp_path):
     assert cal[(I, O)] == pytest.approx(0.9) and cal[(S, I)] == pytest.approx(0.9)
 
 
+@pytest.mark.slow
 def test_tiny_reference_run_end_to_end(tmp_path):
     """The whole pipeline at a tiny scale (2-4 games a stage, 2 ms a move)."""
     r = subprocess.run([sys.executable, str(SCRIPT), "--time", "0.002", "--scale", "0.005",

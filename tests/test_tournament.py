@@ -1,25 +1,19 @@
-"""Tournaments: schedule, rating maths, SPRT, resume after a kill or Ctrl-C, --jobs."""
+"""Tournaments: schedule, rating maths, SPRT, resume after a kill or Ctrl-C, --jobs,
+one run per folder."""
 import csv
 import json
 import math
+import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from apps import tournament as T
-from tournament_helpers import cli, rows_of
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def without_seconds(rows):
-    return sorted((tuple((k, v) for k, v in r.items() if not k.startswith("seconds"))
-                   for r in rows), key=lambda r: int(r[0][1]))
+from tournament_helpers import (HANG_CAP, ROOT, alive, cli, forked_children, games_written,
+                                rows_of, wait_for, without_seconds)
 
 
 # ---- schedule and seat swapping ----------------------------------------------
@@ -133,6 +127,7 @@ def test_sprt_accepts_h1_on_wins_and_h0_on_a_balanced_stream():
     assert s["result"] is None and s["games"] == 4
 
 
+@pytest.mark.slow
 def test_sprt_cli_stops_early(tmp_path):
     r = cli("--bots", "heuristic;random", "--games", "100", "--out", str(tmp_path),
             "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05")
@@ -150,6 +145,7 @@ def test_sprt_cli_stops_early(tmp_path):
 
 # ---- the command: outputs, --jobs, resume ---------------------------------------------
 
+@pytest.mark.slow
 def test_outputs_and_jobs_do_not_change_results(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     args = ["--bots", "random;heuristic;ismcts:iterations=10", "--games", "4"]
@@ -177,6 +173,7 @@ def test_outputs_and_jobs_do_not_change_results(tmp_path):
     assert json.loads((a / "tournament.json").read_text())["games"] == 4
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     args = ["--bots", "heuristic;ismcts:iterations=100", "--games", "20"]
     killed, whole = tmp_path / "killed", tmp_path / "whole"
@@ -184,20 +181,24 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
                              "--out", str(killed)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        path = killed / "games.csv"
-        if path.exists() and path.read_text().count("\n") >= 4:   # header + 3 games
-            break
-        time.sleep(0.05)
-    import os
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    try:
+        wait_for(lambda: games_written(killed) >= 3, "3 games written", proc)
+        # a second run on the folder is refused while the first one plays, naming it
+        busy = cli(*args, "--out", str(killed))
+        assert busy.returncode == 2 and len(busy.stderr.strip().splitlines()) == 1, busy.stderr
+        assert f"in use by another tournament run (pid {proc.pid}, started " in busy.stderr
+        assert "apps.cli tournament --bots 'heuristic;ismcts:iterations=100'" in busy.stderr
+        assert "Finished game" not in busy.stdout
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     partial = rows_of(killed)
     assert 3 <= len(partial) < 20
+    assert (killed / T.LOCK_NAME).exists()      # left by the kill; the OS released its lock
     r = cli(*args, "--out", str(killed))
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("Finished game") == 20 - len(partial)
+    assert not (killed / T.LOCK_NAME).exists()  # a run that ends removes it
     assert cli(*args, "--out", str(whole), "--jobs", "2").returncode == 0
     rows = rows_of(killed)
     assert sorted(int(x["game"]) for x in rows) == list(range(1, 21))
@@ -256,20 +257,17 @@ def test_ctrl_c_writes_the_standings_of_the_finished_games_and_resumes(tmp_path,
     assert "Interrupted" not in (stopped / "standings.md").read_text()
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_a_terminal_exits_130_with_the_standings(tmp_path):
     """Ctrl-C at a terminal signals the whole process group (the workers too)."""
-    import os
     proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
                              "heuristic;ismcts:iterations=100", "--games", "40", "--jobs", "2",
                              "--out", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_sigint_default)
-    deadline = time.time() + 60
-    while time.time() < deadline and len(rows_of(tmp_path) if (tmp_path / "games.csv").exists()
-                                         else []) < 3:
-        time.sleep(0.05)
+    wait_for(lambda: games_written(tmp_path) >= 3, "3 games written", proc)
     os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=HANG_CAP)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -279,24 +277,40 @@ def test_ctrl_c_at_a_terminal_exits_130_with_the_standings(tmp_path):
     assert f"{tmp_path}/standings.md" in out
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
 def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
     """``kill -INT`` of the main process: the workers do not get the signal,
-    so the run must stop them itself instead of waiting for games that take
-    minutes (here about 1,000,000 ISMCTS iterations each)."""
-    import os
+    so the run must stop them itself instead of waiting for games that would
+    take hours (10,000,000 ISMCTS iterations a move): waiting for them would
+    hang, and the generous cap turns that into a failure."""
     proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
-                             "ismcts:iterations=10000;ismcts:iterations=10001", "--games", "4",
-                             "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
+                             "ismcts:iterations=10000000;ismcts:iterations=10000001",
+                             "--games", "4", "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_sigint_default)
-    deadline = time.time() + 60
-    while time.time() < deadline and not (tmp_path / "tournament.json").exists():
-        time.sleep(0.05)
-    time.sleep(1.0)                                       # the workers are playing
-    t0 = time.time()
-    os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert time.time() - t0 < 20, "the games in play were waited for"
+    workers = []
+
+    def playing():                  # both worker processes exist: games 1 and 2 are in play
+        workers[:] = forked_children(proc.pid)
+        return len(workers) >= 2
+
+    try:
+        wait_for(playing, "two worker processes", proc)
+        os.kill(proc.pid, signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=HANG_CAP)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run still waits for the games in play after {HANG_CAP:.0f} s")
+    finally:
+        if proc.poll() is None:     # hung: leave no game running behind the test
+            for pid in [proc.pid, *workers]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.wait()
+    assert not [pid for pid in workers if alive(pid)], "a game in play was left running"
     assert proc.returncode == 130, err
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["interrupted"] is True and summary["games"] == 0
@@ -304,6 +318,7 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
     assert "**Interrupted** after 0 of 4" in (tmp_path / "standings.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["--bots", "random;alphazero", "--games", "2"],
     ["--bots", "random;heuristic", "--games", "0"],

@@ -3,21 +3,15 @@ games.csv and values.csv as the local process pool (apart from timing).
 
 ray comes with README's test command (it is in the ``test`` extra); one
 small tournament keeps the Ray start-up (a few seconds) the main cost."""
-import csv
-
 import pytest
 
 pytest.importorskip("ray", reason="ray is not installed: pip install -e '.[test]' (or "
                                   "'.[ray]') brings it; the Ray backend cannot be tested")
 
-from tournament_helpers import cli  # noqa: E402
+from tournament_helpers import cli, table  # noqa: E402
 
 
-def table(path, drop=("seconds_per_move_polish", "seconds_per_move_german")):
-    with open(path, newline="") as f:
-        return [{k: v for k, v in row.items() if k not in drop} for row in csv.DictReader(f)]
-
-
+@pytest.mark.slow
 def test_ray_backend_gives_the_local_results(tmp_path):
     args = ["--bots", "random;heuristic;ismcts:iterations=5", "--games", "2", "--seed", "11",
             "--jobs", "2"]

@@ -123,6 +123,7 @@ def test_bar_progress_prints_the_game_lines_and_the_score(tmp_path):
     assert "4/4" in text
 
 
+@pytest.mark.slow
 def test_cli_without_a_terminal_prints_plain_progress_lines(tmp_path):
     r = cli("--bots", "random;heuristic", "--games", "6", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
@@ -141,6 +142,7 @@ def test_cli_without_a_terminal_prints_plain_progress_lines(tmp_path):
 
 # ---- figures ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_figures_are_written_and_are_images(tmp_path):
     r = cli("--bots", "random;heuristic;ismcts:iterations=10", "--games", "2",
             "--out", str(tmp_path))
@@ -165,6 +167,7 @@ def test_no_calibration_figure_without_estimates(tmp_path):
 
 # ---- self-play ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_self_play_gives_every_game_its_own_deal(tmp_path):
     tasks = T.schedule(["heuristic"], "self-play", 5, seed=2)
     assert [t.game for t in tasks] == [1, 2, 3, 4, 5]
@@ -192,6 +195,7 @@ def test_self_play_gives_every_game_its_own_deal(tmp_path):
 
 # ---- bad input ----------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["--bots", "random;heuristic", "--format", "self-play", "--games", "2"], "exactly one bot"),
     (["--bots", "random", "--format", "self-play", "--games", "0"], "--games"),

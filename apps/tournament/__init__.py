@@ -1,0 +1,67 @@
+"""Bot-vs-bot tournaments: paired games, ratings, SPRT, resume.
+
+``wildhorn-solve tournament`` (see ``apps.cli``) calls :func:`run`.
+
+* Every deal (one chance seed) is played twice with the sides swapped, on the
+  same chance seed, so each pairing plays each side equally on the same luck
+  (as cutechess-cli's ``-repeat``).  ``--games`` is the number of games per
+  pairing and must be even.
+* Pairings: ``round-robin`` (every pair of bots), ``gauntlet`` (the first
+  bot against each other one) or ``self-play`` (one bot on both sides, a new
+  deal for every game: the balance of the game between the sides).
+* Game ids run deal by deal over the pairings; a game's seeds derive from the
+  tournament seed, the pairing and the deal only, and results are written in
+  game-id order, so ``games.csv`` does not depend on ``--jobs``.
+* Output folder: ``tournament.json`` (the parameters, written at the start),
+  ``games.csv`` (a row per game, appended with one ``os.write`` and an fsync),
+  ``values.csv`` (each bot's win-probability estimate at each of its moves,
+  when the bot reports one), ``summary.json``, ``standings.md`` and the
+  figures ``ratings.png`` (Elo with 95% intervals) and ``calibration.png``
+  (a reliability diagram per bot that reports values).
+* Resume: the same command on the same folder skips the finished games.
+  Ctrl-C (SIGINT) stops the games in play, writes ``summary.json`` and
+  ``standings.md`` for the finished ones (marked ``interrupted``) and raises
+  :class:`TournamentInterrupted`; a kill loses only the games in play.
+* Backends: ``local`` (``--jobs`` worker processes) or ``ray`` (the same
+  games as Ray tasks, on a local instance or a cluster); the results do not
+  depend on the backend either.
+* Progress: a line per finished game, and a progress bar with the running
+  score on a terminal (rich) or a progress line every 5% otherwise.
+* One run per folder: a second run on a folder in use is refused with the
+  pid, start time and command of the running one (an OS lock on
+  ``tournament.lock``, released when the run ends or is killed).
+
+The modules, by job: :mod:`~apps.tournament.scheduling` (pairings, seeds,
+:class:`GameTask`), :mod:`~apps.tournament.execution` (one game, the local
+and Ray backends), :mod:`~apps.tournament.stats` (pure functions: ratings,
+intervals, SPRT, calibration), :mod:`~apps.tournament.store` (the folder's
+files, resume, the lock), :mod:`~apps.tournament.report` (standings.md,
+figures), :mod:`~apps.tournament.progress` (progress output) and
+:mod:`~apps.tournament.runner` (:func:`run`).
+"""
+
+from apps.tournament.execution import BACKENDS, SIDES, make_backend, play_game
+from apps.tournament.progress import (BarProgress, LineProgress, game_line, progress_for,
+                                      score_text)
+from apps.tournament.report import (plot_calibration, plot_ratings, standings_md,
+                                    write_figures, write_results)
+from apps.tournament.runner import TournamentInterrupted, check_arguments, run
+from apps.tournament.scheduling import FORMATS, GameTask, derive, pairings, schedule
+from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, Z95, analyse,
+                                   bootstrap_intervals, bradley_terry, calibration,
+                                   head_to_head, los, parse_sprt, ratings, side_balance,
+                                   sprt, wilson)
+from apps.tournament.store import (GAME_FIELDS, LOCK_NAME, VALUE_FIELDS, FolderLock,
+                                   read_games, write_atomic)
+
+__all__ = [
+    "BACKENDS", "SIDES", "make_backend", "play_game",
+    "BarProgress", "LineProgress", "game_line", "progress_for", "score_text",
+    "plot_calibration", "plot_ratings", "standings_md", "write_figures", "write_results",
+    "TournamentInterrupted", "check_arguments", "run",
+    "FORMATS", "GameTask", "derive", "pairings", "schedule",
+    "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "Z95", "analyse", "bootstrap_intervals",
+    "bradley_terry", "calibration", "head_to_head", "los", "parse_sprt", "ratings",
+    "side_balance", "sprt", "wilson",
+    "GAME_FIELDS", "LOCK_NAME", "VALUE_FIELDS", "FolderLock", "read_games", "write_atomic",
+]

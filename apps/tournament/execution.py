@@ -1,0 +1,175 @@
+"""Playing the games: one game (:func:`play_game`, run in a worker) and the
+backends that run them, ``local`` (``--jobs`` worker processes) or ``ray``
+(Ray tasks on a local instance or a cluster), and :func:`results_in_order`,
+which keeps a window of games in play and hands their results back in game-id
+order, so the files do not depend on ``--jobs`` or the backend.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Iterator, Sequence
+
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from apps.tournament.scheduling import GameTask, derive
+from apps.tournament.store import close_inherited_locks
+from bots import make_bot
+from solver.errors import ParameterError
+
+SIDES = ("Polish", "German")
+BACKENDS = ("local", "ray")
+
+
+# ---- one game (runs in a worker process) --------------------------------------
+
+_GAME = None
+
+
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Play one game; the chance outcomes come from random.Random(deal_seed)."""
+    global _GAME
+    if _GAME is None:
+        _GAME = pyspiel.load_game("wildhorn")
+    specs = (task.polish, task.german)
+    bots = [make_bot(specs[p], p, derive("bot", task.deal_seed, p)) for p in (0, 1)]
+    rng = random.Random(task.deal_seed)
+    state = _GAME.new_initial_state()
+    seconds, moves, values = [0.0, 0.0], [0, 0], []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        player = state.current_player()
+        t0 = time.perf_counter()
+        result = bots[player].analyse(state)
+        seconds[player] += time.perf_counter() - t0
+        moves[player] += 1
+        if result.get("value") is not None:
+            values.append((player, moves[0] + moves[1], float(result["value"][player])))
+        state.apply_action(result["action"])
+    winner = 0 if state.returns()[0] > 0 else 1
+    frags = state.core.scores()
+    row = {"game": task.game, "pairing": task.pairing, "deal": task.deal,
+           "deal_seed": task.deal_seed, "polish": task.polish, "german": task.german,
+           "winner_side": SIDES[winner].lower(), "winner": specs[winner],
+           "fragments_polish": frags[0], "fragments_german": frags[1],
+           "moves": moves[0] + moves[1],
+           "seconds_per_move_polish": round(seconds[0] / max(moves[0], 1), 6),
+           "seconds_per_move_german": round(seconds[1] / max(moves[1], 1), 6)}
+    value_rows = [{"game": task.game, "bot": specs[p], "side": SIDES[p].lower(), "move": m,
+                   "value": round(v, 6), "won": int(p == winner)} for p, m, v in values]
+    return {"row": row, "values": value_rows}
+
+
+# ---- backends ---------------------------------------------------------------------
+
+class LocalBackend:
+    """Games in ``jobs`` worker processes."""
+
+    def __init__(self, jobs: int, address: str | None = None):
+        self.pool = ProcessPoolExecutor(max_workers=jobs,
+                                        initializer=close_inherited_locks)
+
+    def submit(self, task: GameTask) -> Any:
+        return self.pool.submit(play_game, task)
+
+    def result(self, handle: Any) -> dict[str, Any]:
+        return handle.result()
+
+    def cancel(self, handle: Any) -> None:
+        handle.cancel()
+
+    def abort(self) -> None:
+        """Stops the games in play (after Ctrl-C, which a terminal also sends
+        to the workers, but a ``kill -INT`` of the main process does not)."""
+        procs = list((getattr(self.pool, "_processes", None) or {}).values())
+        for proc in procs:    # (shutdown forgets them, so they are taken first)
+            proc.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+RAY_LOCAL_OBJECT_STORE = 128 * 1024 * 1024   # game results are tiny
+
+
+class RayBackend:
+    """Games as Ray tasks.  ``address`` None or ``"local"`` starts a local
+    Ray instance with ``jobs`` CPUs (shut down at the end); any other value
+    (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``) connects to that cluster,
+    whose nodes need wildhorn-solve installed.  An already initialised Ray
+    (e.g. a caller's ``ray.init``) is used as it is."""
+
+    def __init__(self, jobs: int, address: str | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise ParameterError("--backend ray: ray is not installed "
+                                 "(pip install 'wildhorn-solve[ray]')") from None
+        self.ray = ray
+        self.owned = not ray.is_initialized()
+        if self.owned:
+            import logging
+
+            common = {"include_dashboard": False, "log_to_driver": False,
+                      "logging_level": logging.WARNING}
+            try:
+                if address in (None, "local"):
+                    ray.init(address="local", num_cpus=jobs,
+                             object_store_memory=RAY_LOCAL_OBJECT_STORE, **common)
+                else:
+                    ray.init(address=address, **common)
+            except Exception as err:  # ray raises ConnectionError, ValueError, RuntimeError...
+                text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+                raise ParameterError(f"--backend ray: cannot start or reach Ray at "
+                                     f"{address or 'local'}: {text}") from None
+        self.remote = ray.remote(num_cpus=1)(play_game)
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        where = "a local instance" if self.owned and address in (None, "local") else \
+            f"the cluster at {address}" if self.owned else "the running Ray session"
+        self.description = f"Ray: {where} with {cpus} CPUs"
+
+    def submit(self, task: GameTask) -> Any:
+        return self.remote.remote(task)
+
+    def result(self, handle: Any) -> dict[str, Any]:
+        return self.ray.get(handle)
+
+    def cancel(self, handle: Any) -> None:
+        try:
+            self.ray.cancel(handle)
+        except Exception:  # already finished or gone: nothing to cancel
+            pass
+
+    def abort(self) -> None:
+        """Nothing beyond ``cancel`` of each pending game (done by run)."""
+
+    def close(self) -> None:
+        if self.owned:
+            self.ray.shutdown()
+
+
+def make_backend(backend: str, jobs: int, address: str | None = None) -> Any:
+    """The ``local`` or ``ray`` backend with ``jobs`` parallel games."""
+    return (RayBackend if backend == "ray" else LocalBackend)(jobs, address)
+
+
+def results_in_order(runner: Any, tasks: Sequence[GameTask], window: int,
+                     handles: dict[int, Any]) -> Iterator[tuple[GameTask, dict[str, Any]]]:
+    """(task, result) for each task in order, with up to ``window`` games
+    submitted ahead.  ``handles`` holds the games submitted and not yet
+    collected, for the caller to cancel when it stops early."""
+    queue = iter(tasks)
+    for task in tasks:
+        while len(handles) < window:
+            ahead = next(queue, None)
+            if ahead is None:
+                break
+            handles[ahead.game] = runner.submit(ahead)
+        yield task, runner.result(handles.pop(task.game))

@@ -1,0 +1,154 @@
+"""The run: play (or continue) a tournament in a folder, as a short sequence
+of named steps: check the arguments, lock the folder, check or write its
+parameters, read back the games already played, play the rest, and write the
+summary and reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from apps.tournament import report, store
+from apps.tournament.execution import BACKENDS, make_backend, results_in_order
+from apps.tournament.progress import LineProgress, game_line
+from apps.tournament.scheduling import GameTask, pairings, schedule
+from apps.tournament.stats import analyse, parse_sprt, sprt
+from bots import parse_spec
+from solver.errors import ParameterError
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run`: ``summary`` holds the standings of the
+    games finished before it (also written to the output folder)."""
+
+    def __init__(self, summary: dict[str, Any]):
+        super().__init__(f"interrupted after {summary['games']} of "
+                         f"{summary['scheduled_games']} games")
+        self.summary = summary
+
+
+def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 1,
+        seed: int = 0, out: str = "tournament", sprt_text: str | None = None,
+        echo=print, progress: Any = None, backend: str = "local",
+        address: str | None = None) -> dict[str, Any]:
+    """Play (or continue) a tournament; returns the summary.  ``progress``
+    (default: plain lines through ``echo``) reports each finished game."""
+    sprt_params = check_arguments(bots, fmt, games, jobs, backend, address, sprt_text)
+    progress = progress or LineProgress(echo)
+    params = {"bots": bots, "format": fmt, "games": games, "seed": seed, "sprt": sprt_params}
+    outdir = Path(out)
+    with store.FolderLock(outdir):
+        store.check_parameters(outdir, params)
+        tasks = schedule(bots, fmt, games, seed)
+        played = store.resume(outdir)
+        pending = [t for t in tasks if t.game not in played.ids()]
+        interrupted = False
+        if pending and not sprt_decided(bots, sprt_params, played.rows):
+            interrupted = play(pending, played, outdir, params, len(tasks), jobs, backend,
+                               address, progress)
+        summary = summarise(params, len(tasks), played, interrupted)
+        report.write_results(outdir, params, summary)
+    if interrupted:
+        raise TournamentInterrupted(summary)
+    return summary
+
+
+# ---- the steps ----------------------------------------------------------------------
+
+def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: str = "local",
+                    address: str | None = None,
+                    sprt_text: str | None = None) -> dict[str, float] | None:
+    """Refuse bad arguments before anything is written; returns the SPRT's
+    parameters (None without ``--sprt``)."""
+    pairings(max(len(bots), 1), fmt)
+    if fmt == "self-play":
+        if len(bots) != 1:
+            raise ParameterError(f"--format self-play: give exactly one bot (it plays both "
+                                 f"sides), got {len(bots)}")
+    elif len(bots) < 2:
+        raise ParameterError(f"--bots: a tournament needs at least two bots, got {len(bots)}")
+    if len(set(bots)) != len(bots):
+        raise ParameterError("--bots: each bot spec may appear only once")
+    for spec in bots:
+        parse_spec(spec)
+    if fmt == "self-play":
+        if games <= 0:
+            raise ParameterError(f"--games: expected a positive number of games, got {games}")
+    elif games <= 0 or games % 2:
+        raise ParameterError(f"--games: expected a positive even number of games per pairing "
+                             f"(each deal is played twice), got {games}")
+    if jobs <= 0:
+        raise ParameterError(f"--jobs: expected a positive number, got {jobs}")
+    if backend not in BACKENDS:
+        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ParameterError("--address: only with --backend ray")
+    sprt_params = parse_sprt(sprt_text) if sprt_text is not None else None
+    if sprt_params and (len(bots) != 2 or fmt == "self-play"):
+        raise ParameterError("--sprt: an SPRT compares exactly two bots")
+    return sprt_params
+
+
+def sprt_state(bots: Sequence[str], sprt_params: dict[str, float] | None,
+               rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The SPRT of the first bot against the second over ``rows`` (None without one)."""
+    if not sprt_params:
+        return None
+    return sprt((int(r["winner"] == bots[0]) for r in rows), **sprt_params)
+
+
+def sprt_decided(bots: Sequence[str], sprt_params: dict[str, float] | None,
+                 rows: Sequence[dict[str, Any]]) -> bool:
+    state = sprt_state(bots, sprt_params, rows)
+    return bool(state and state["result"])
+
+
+def play(pending: Sequence[GameTask], played: store.Played, outdir: Path,
+         params: dict[str, Any], total: int, jobs: int, backend: str, address: str | None,
+         progress: Any) -> bool:
+    """Play the pending games, recording each as it finishes (in game-id
+    order) until they are all played or the SPRT decides.  Returns True after
+    a Ctrl-C, which stops the games in play and keeps the finished ones."""
+    bots, fmt, sprt_params = params["bots"], params["format"], params["sprt"]
+    runner = make_backend(backend, jobs, address)
+    if backend == "ray":
+        progress.note(runner.description)
+    progress.start(bots, fmt, total, played.rows)
+    handles: dict[int, Any] = {}
+    interrupted = False
+    try:
+        try:
+            for task, result in results_in_order(runner, pending, max(2, 2 * jobs), handles):
+                store.record(outdir, result)
+                played.add(result)
+                progress.game(game_line(result["row"], task), played.rows)
+                if sprt_decided(bots, sprt_params, played.rows):
+                    break
+        except KeyboardInterrupt:
+            # Ctrl-C: the finished games are kept (every row is on disk
+            # already), the games in play are stopped and dropped, and the
+            # standings of the finished games are written by the caller
+            interrupted = True
+            runner.abort()
+            played.reload(outdir)
+        for handle in handles.values():
+            runner.cancel(handle)
+    finally:
+        progress.close()
+        runner.close()
+    return interrupted
+
+
+def summarise(params: dict[str, Any], scheduled: int, played: store.Played,
+              interrupted: bool) -> dict[str, Any]:
+    """summary.json's content: the parameters, the analysis of the games,
+    the SPRT (with ``--sprt``) and whether the run was interrupted."""
+    rows = sorted(played.rows, key=lambda r: r["game"])
+    summary = {"parameters": params, "scheduled_games": scheduled,
+               **analyse(params["bots"], rows, params["seed"], played.values)}
+    state = sprt_state(params["bots"], params["sprt"], rows)
+    if state:
+        summary["sprt"] = state
+    if interrupted:
+        summary["interrupted"] = True
+    return summary

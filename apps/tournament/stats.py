@@ -1,0 +1,246 @@
+"""Tournament statistics, as pure functions of the games: Bradley-Terry
+ratings with bootstrap intervals, likelihood of superiority, SPRT, Wilson
+intervals, calibration of value estimates, side balance, head to head, and
+:func:`analyse`, the summary of a tournament's games.
+
+Nothing here reads or writes files (``benchmarks/reference_tournament.py``
+reuses these functions on the games of several tournaments).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from apps.tournament.scheduling import derive
+from solver.errors import ParameterError
+
+ELO_PER_NAT = 400 / math.log(10)
+BOOTSTRAP_SAMPLES = 1000
+Z95 = 1.959963984540054
+
+
+# ---- ratings ---------------------------------------------------------------------
+
+def bradley_terry(wins: np.ndarray, iterations: int = 100) -> np.ndarray:
+    """Elo ratings (mean 0) maximising the Bradley-Terry likelihood of the
+    win matrix ``wins[i, j]`` (games i won against j), by Newton's method.
+    The maximum is finite only when every bot has a chain of wins to every
+    other it is connected to; otherwise callers add a prior (see ratings)."""
+    n = len(wins)
+    games = wins + wins.T
+    r = np.zeros(n)
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(r[None, :] - r[:, None]))          # p[i, j] = P(i beats j)
+        grad = (wins - games * p).sum(axis=1)
+        w = games * p * (1 - p)
+        hess = w - np.diag(w.sum(axis=1))
+        step = np.linalg.lstsq(hess[1:, 1:], -grad[1:], rcond=None)[0]
+        r[1:] += step
+        r -= r.mean()
+        if np.max(np.abs(step)) < 1e-12:
+            break
+    return r * ELO_PER_NAT
+
+
+def _separated(wins: np.ndarray) -> bool:
+    """True when the maximum likelihood is infinite: the directed 'won a game
+    against' graph is not strongly connected."""
+    n = len(wins)
+    reach = (wins > 0) | np.eye(n, dtype=bool)
+    for _ in range(n):
+        reach = reach | ((reach.astype(int) @ reach.astype(int)) > 0)
+    return not reach.all()
+
+
+def ratings(wins: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Elo ratings; when the maximum likelihood is infinite (a bot unbeaten or
+    winless), one virtual draw (half a win each way) is added to every pair
+    that played.  Returns (elo, prior_added)."""
+    wins = np.asarray(wins, dtype=float)
+    if _separated(wins):
+        played = (wins + wins.T) > 0
+        return bradley_terry(wins + 0.5 * played), True
+    return bradley_terry(wins), False
+
+
+def bootstrap_intervals(units: Sequence[np.ndarray], seed: int,
+                        samples: int = BOOTSTRAP_SAMPLES) -> np.ndarray:
+    """95% percentile intervals (n x 2) of the Elo ratings, resampling the
+    units (one win matrix per deal of a pairing: its two games) with
+    replacement."""
+    stack = np.stack(units)
+    rng = np.random.default_rng(seed)
+    out = np.empty((samples, stack.shape[1]))
+    for b in range(samples):
+        counts = np.bincount(rng.integers(0, len(stack), len(stack)), minlength=len(stack))
+        out[b] = ratings(np.tensordot(counts, stack, axes=1))[0]
+    return np.percentile(out, [2.5, 97.5], axis=0).T
+
+
+def los(wins: float, losses: float) -> float | None:
+    """Likelihood of superiority, Phi((W-L)/sqrt(W+L)) as cutechess-cli."""
+    if wins + losses == 0:
+        return None
+    return 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses))))
+
+
+# ---- SPRT ----------------------------------------------------------------------
+
+def parse_sprt(text: str) -> dict[str, float]:
+    """``"elo0=0,elo1=10,alpha=0.05,beta=0.05"`` -> dict (defaults as shown)."""
+    out = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or key not in out:
+            raise ParameterError(f"--sprt: unknown item {item!r} (keys: elo0, elo1, alpha, beta)")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise ParameterError(f"--sprt: {key} expects a number, got {value!r}") from None
+    if not out["elo1"] > out["elo0"]:
+        raise ParameterError("--sprt: elo1 must be greater than elo0")
+    for key in ("alpha", "beta"):
+        if not 0 < out[key] < 0.5:
+            raise ParameterError(f"--sprt: {key} must be between 0 and 0.5")
+    return out
+
+
+def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float,
+         beta: float) -> dict[str, Any]:
+    """Sequential probability ratio test on a stream of outcomes (1: the first
+    bot won, 0: it lost), stopping at the first crossing of a bound."""
+    p0 = 1 / (1 + 10 ** (-elo0 / 400))
+    p1 = 1 / (1 + 10 ** (-elo1 / 400))
+    win, loss = math.log(p1 / p0), math.log((1 - p1) / (1 - p0))
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    llr, games, result = 0.0, 0, None
+    for outcome in outcomes:
+        llr += win if outcome else loss
+        games += 1
+        if llr >= upper:
+            result = "H1"
+            break
+        if llr <= lower:
+            result = "H0"
+            break
+    return {"llr": llr, "lower": lower, "upper": upper, "games": games, "result": result,
+            "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
+
+
+# ---- calibration ------------------------------------------------------------------
+
+def calibration(values: Sequence[float], won: Sequence[int], bins: int = 10) -> dict[str, Any]:
+    """Brier score, expected calibration error (equal-width bins) and the
+    reliability diagram's bins (the non-empty ones: their range, count, mean
+    estimate and observed win rate)."""
+    v = np.asarray(values, dtype=float)
+    y = np.asarray(won, dtype=float)
+    if len(v) == 0:
+        return {"estimates": 0, "brier": None, "ece": None, "bins": []}
+    idx = np.minimum((v * bins).astype(int), bins - 1)
+    table = [{"lo": b / bins, "hi": (b + 1) / bins, "count": int((idx == b).sum()),
+              "mean_value": float(v[idx == b].mean()), "win_rate": float(y[idx == b].mean())}
+             for b in range(bins) if (idx == b).any()]
+    ece = sum(abs(t["mean_value"] - t["win_rate"]) * t["count"] for t in table) / len(v)
+    return {"estimates": int(len(v)), "brier": float(np.mean((v - y) ** 2)),
+            "ece": float(ece), "bins": table}
+
+
+def wilson(k: float, n: float, z: float = Z95) -> list[float] | None:
+    """Wilson score interval (95% by default) of a proportion k/n."""
+    if n <= 0:
+        return None
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def side_balance(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How often each side won, with 95% Wilson intervals."""
+    n = len(rows)
+    k = sum(r["winner_side"] == "polish" for r in rows)
+    ci = wilson(k, n)
+    return {"games": n, "polish_wins": k, "german_wins": n - k,
+            "polish_win_rate": k / n if n else None,
+            "polish_ci95": ci,
+            "german_win_rate": (n - k) / n if n else None,
+            "german_ci95": None if ci is None else [1 - ci[1], 1 - ci[0]]}
+
+
+def head_to_head(rows: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
+    """a's score against b over their games, with a 95% Wilson interval."""
+    games = [r for r in rows if {r["polish"], r["german"]} == {a, b} and a != b]
+    k = sum(r["winner"] == a for r in games)
+    n = len(games)
+    return {"first": a, "second": b, "games": n, "first_wins": k,
+            "first_win_rate": k / n if n else None, "ci95": wilson(k, n)}
+
+
+# ---- the summary of a tournament's games ------------------------------------------
+
+def analyse(bots: Sequence[str], rows: Sequence[dict[str, Any]], seed: int,
+            value_rows: Sequence[dict[str, str]] = ()) -> dict[str, Any]:
+    """Ratings, intervals, LOS, per-side win rates and calibration of the games."""
+    n = len(bots)
+    index = {b: i for i, b in enumerate(bots)}
+    wins = np.zeros((n, n))
+    units: dict[tuple[int, int], np.ndarray] = {}
+    per_bot = {b: {"games": 0, "wins": 0, "polish_games": 0, "polish_wins": 0,
+                   "german_games": 0, "german_wins": 0, "seconds": 0.0, "sides": 0}
+               for b in bots}
+    for row in rows:
+        w, lo = index[row["winner"]], index[row["german"] if row["winner"] == row["polish"]
+                                             else row["polish"]]
+        wins[w, lo] += 1
+        unit = units.setdefault((row["pairing"], row["deal"]), np.zeros((n, n)))
+        unit[w, lo] += 1
+        self_play = row["polish"] == row["german"]
+        for side in ("polish", "german"):
+            stats = per_bot[row[side]]
+            won = (row["winner_side"] == side) if self_play else (row["winner"] == row[side])
+            if not self_play or side == "polish":
+                stats["games"] += 1
+                stats["wins"] += row["winner"] == row[side]
+            stats[f"{side}_games"] += 1
+            stats[f"{side}_wins"] += won
+            stats["seconds"] += float(row[f"seconds_per_move_{side}"])
+            stats["sides"] += 1
+    out: dict[str, Any] = {"games": len(rows), "bots": {}}
+    if n == 1:   # self-play: no ratings
+        elo, prior, ci = np.zeros(1), False, np.zeros((1, 2))
+    elif rows:
+        elo, prior = ratings(wins)
+        ci = bootstrap_intervals(list(units.values()), derive("bootstrap", seed) % 2**32)
+    else:
+        elo, prior, ci = np.zeros(n), False, np.zeros((n, 2))
+    out["prior_draws_added"] = prior
+    by_bot_values: dict[str, tuple[list[float], list[int]]] = {b: ([], []) for b in bots}
+    for v in value_rows:
+        if v["bot"] in by_bot_values:
+            by_bot_values[v["bot"]][0].append(float(v["value"]))
+            by_bot_values[v["bot"]][1].append(int(v["won"]))
+    for i, b in enumerate(bots):
+        s = per_bot[b]
+        out["bots"][b] = {
+            "elo": round(float(elo[i]), 1),
+            "elo_ci95": [round(float(ci[i, 0]), 1), round(float(ci[i, 1]), 1)],
+            "games": s["games"], "wins": s["wins"],
+            "win_rate": s["wins"] / s["games"] if s["games"] and n > 1 else None,
+            "win_rate_polish": s["polish_wins"] / s["polish_games"] if s["polish_games"] else None,
+            "win_rate_german": s["german_wins"] / s["german_games"] if s["german_games"] else None,
+            "mean_seconds_per_move": s["seconds"] / s["sides"] if s["sides"] else None,
+            "calibration": calibration(*by_bot_values[b]),
+        }
+    out["wins"] = {a: {b: int(wins[i, j]) for j, b in enumerate(bots) if i != j}
+                   for i, a in enumerate(bots)}
+    out["los"] = {a: {b: los(wins[i, j], wins[j, i]) for j, b in enumerate(bots) if i != j}
+                  for i, a in enumerate(bots)}
+    out["sides"] = side_balance(rows)
+    out["head_to_head"] = [head_to_head(rows, bots[i], bots[j])
+                           for i in range(n) for j in range(i + 1, n)
+                           if any({r["polish"], r["german"]} == {bots[i], bots[j]} for r in rows)]
+    return out
