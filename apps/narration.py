@@ -297,13 +297,13 @@ class Narrator:
                     f"drawn this turn." if redraw else
                     f"{self._verb(p, 'keep')} {'your' if p == self.viewer else 'its'} hand.")
             if p == 0:  # R5: secret until the German player has decided
-                if first or redraw:
+                if redraw or not forced:
                     emit(me, who, Kind.DECISION, text, redraw=redraw)
                 if not forced:
                     emit(PUBLIC - me, who, Kind.DECISION,
                          f"{self.names[0]} decides in secret whether to redraw.")
                 return
-            if first or redraw or not forced:
+            if redraw or not forced:
                 emit(PUBLIC, who, Kind.DECISION, text, redraw=redraw)
             polish = bool(s0.draw_info()["choice"][0])
             if not s0.redraw_used[0] or polish:
@@ -593,15 +593,16 @@ def _twins(core: Core, keys: dict[int, Any], g: int) -> list[int]:
             and h not in busy and core.location(h) == where]
 
 
-def option_notes(core: Core, player: int) -> dict[int, str]:
-    """For each legal action of ``player`` that names a card standing for
-    identical others (R27: one option for all of them), a note such as
+def option_notes(core: Core) -> dict[int, str]:
+    """For each legal action of the player to move that names a card standing
+    for identical others (R27: one option for all of them), a note such as
     "same as DE06 (identical)"."""
     keys = {c.global_index: core.config.card_set.class_key(c) for c in core.config.card_set.cards}
     number = {c.global_index: c.number for c in core.config.card_set.cards}
     notes: dict[int, str] = {}
     if core.is_chance() or core.is_terminal():
         return notes
+    player = core.current_player()
     for a in core.legal_actions():
         name, arg = decode_action(a)
         if name in ("PASS", "DECLINE", "REDRAW", "ZONE", "NUMBER"):
