@@ -593,13 +593,13 @@ def _twins(core: Core, keys: dict[int, Any], g: int) -> list[int]:
             and h not in busy and core.location(h) == where]
 
 
-def option_notes(core: Core) -> dict[int, str]:
+def option_notes(core: Core) -> dict[int, list[str]]:
     """For each legal action of the player to move that names a card standing
-    for identical others (R27: one option for all of them), a note such as
-    "same as DE06 (identical)"."""
+    for identical others (R27: the engine offers one option for all of them),
+    the numbers of those others, e.g. ``{263: ["DE07"]}``."""
     keys = {c.global_index: core.config.card_set.class_key(c) for c in core.config.card_set.cards}
     number = {c.global_index: c.number for c in core.config.card_set.cards}
-    notes: dict[int, str] = {}
+    notes: dict[int, list[str]] = {}
     if core.is_chance() or core.is_terminal():
         return notes
     player = core.current_player()
@@ -610,7 +610,7 @@ def option_notes(core: Core) -> dict[int, str]:
         g = ((1 - player) if name == "SELECT_ENEMY" else player) * CARDS_PER_SIDE + arg
         twins = _twins(core, keys, g)
         if twins:
-            notes[a] = f"same as {', '.join(number[h] for h in twins)} (identical)"
+            notes[a] = [number[h] for h in twins]
     return notes
 
 

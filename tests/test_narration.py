@@ -178,7 +178,7 @@ def test_an_attack_tells_both_dice_the_totals_and_the_card_destroyed():
     core.apply(act("ATTACK", "PL02"))
     # two identical Soldiers: one option stands for both (R27), and it says so
     assert core.phase == "target"
-    assert option_notes(core) == {act("SELECT_ENEMY", "DE06"): "same as DE07 (identical)"}
+    assert option_notes(core) == {act("SELECT_ENEMY", "DE06"): ["DE07"]}
     before = core.copy()
     core.apply(act("SELECT_ENEMY", "DE06"))
     polish, german = Narrator(config(), 0), Narrator(config(), 1)
