@@ -1,8 +1,13 @@
 """`wildhorn-solve play`, driven through a pipe as a user would type it."""
+import io
 import json
 import re
 import subprocess
 import sys
+
+import pytest
+
+from apps.play import PlaySession
 
 BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
 
@@ -185,3 +190,26 @@ def test_ask_all_window_enter_undo_save_and_load(tmp_path):
     whole = play(*BASE, "--ask-all", lines=["1"] * 3000)
     tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
     assert tail(r.stdout) == tail(whole.stdout)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("lines,compact", [("24", True), ("60", False)])
+def test_a_small_terminal_gets_the_compact_screen(monkeypatch, lines, compact):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", lines)
+    out = FakeTerminal()
+    session = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random",
+                          seed=3, inp=io.StringIO(""), out=out)
+    assert session.compact is compact
+    session.render(["pass"])
+    screen = out.getvalue()
+    assert ("Hand (3): " in screen) is compact and ("Your hand (3):" in screen) is not compact
+    if compact:
+        assert len(screen.splitlines()) <= 24 - 1  # and the prompt
+    forced = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random", seed=3,
+                         compact=True, inp=io.StringIO(""), out=io.StringIO())
+    assert forced.compact
