@@ -90,7 +90,11 @@ Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers)
 only stop for you when you hold a legal reaction: the engine skips the others.
 With --ask-all they also stop when you can only decline: Enter or 1 confirms.
 The bot's hand and draws stay hidden; its rating of the game is shown
-as a win probability after each of its moves."""
+as a win probability after each of its moves (not in reaction windows,
+where its deciding at all would tell what it holds).
+The log tells each event with its outcome (dice, totals, the number needed).
+On a terminal of fewer than 50 rows, or with --compact, the screen fits 80x24;
+"(=PL05)" after an option: it stands for that identical card too (R27)."""
 
 
 class EndOfInput(Exception):
