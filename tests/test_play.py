@@ -213,3 +213,18 @@ def test_a_small_terminal_gets_the_compact_screen(monkeypatch, lines, compact):
     forced = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random", seed=3,
                          compact=True, inp=io.StringIO(""), out=io.StringIO())
     assert forced.compact
+
+
+def test_a_save_whose_events_have_no_kind_still_loads(tmp_path):
+    """Saves written before the narrator held events as {"who", "text"} only."""
+    path = tmp_path / "old.json"
+    r = play(*BASE, "--save", str(path), lines=["1", "PL01 place", "quit"])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(path.read_text())
+    assert all({"who", "text", "kind", "details"} <= set(e) for e in data["events"])
+    data["events"] = [{"who": e["who"], "text": e["text"]} for e in data["events"]]
+    path.write_text(json.dumps(data))
+    r = play("play", "--load", str(path), "--compact", lines=["1", "1", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "You place PL01 Scouts in the Forest." in r.stdout
+    assert "Summary" not in r.stdout and "Game saved in" in r.stdout
