@@ -93,7 +93,8 @@ def _cmd_random_states(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     return play_app.run(side=args.side, bot=args.bot, seed=args.seed, save=args.save,
-                        load=args.load, ask_all=args.ask_all)
+                        load=args.load, ask_all=args.ask_all,
+                        compact=True if args.compact else None)
 
 
 def _budgets(text: str) -> tuple[int, ...]:
@@ -227,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ask-all", action="store_true",
                       help="also stop at reaction windows where you can only decline "
                            "(Enter or 1 confirms); normally they pass for you")
+    play.add_argument("--compact", action="store_true",
+                      help="the screen that fits 80x24 (automatic on a terminal of fewer "
+                           "than 50 rows)")
     play.set_defaults(func=_cmd_play)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")

@@ -18,6 +18,12 @@ other single-option node (forced pass, chance with one outcome, the bot's
 forced moves, a single target) is applied silently, without drawing on the
 random stream, so the game unfolds as it would without ``--ask-all``.
 
+The event log comes from :mod:`apps.narration` (the narrator every
+interface shares): each event with its outcome, told as the human player
+may know it.  On a small terminal (fewer than 50 rows), or with
+``--compact``, the screen fits 80x24: the table in three lines, the hand as
+short labels, the last few events and the options in columns.
+
 Chance (draws, Rocket cards, dice) is sampled from ``random.Random(seed)``;
 the bot gets, for each decision, a seed derived from the game seed and the
 length of the event log, so a saved game replays the same way after
@@ -28,7 +34,7 @@ Save files (JSON, written atomically)::
 
     {"format": "wildhorn-game/1", "game": {game parameters}, "core": base64,
      "rng": [version, [state...], gauss], "human_side": "polish"|"german",
-     "bot": spec, "seed": N, "events": [{"who", "text"}...],
+     "bot": spec, "seed": N, "events": [{"who", "text", "kind", "details"}...],
      "undo": [{"core", "rng", "events"}...]}
 """
 
@@ -38,14 +44,17 @@ import base64
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
-from typing import Any, Callable, TextIO
+import textwrap
+from typing import Any, TextIO
 
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
+from apps.narration import Kind, Narrator, condense, option_notes, pending_text
 from bots import make_bot, parse_spec
 from solver._core import Core
 from solver.errors import SerializationError
@@ -56,7 +65,16 @@ TITLES = ("Polish", "German")
 DEFAULT_BOT = "ismcts:time=1.0"
 HINT_ITERATIONS = 3000
 EVENTS_SHOWN = 8
+COMPACT_ROWS = 50   # a terminal with fewer rows gets the compact screen
+SCREEN = (80, 24)   # what the compact screen fits
+# windows where the bot's deciding at all would tell what it holds (R29): it
+# thinks there without a word, and its rating is not shown
+SILENT_PHASES = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
 # reaction windows: with --ask-all the human confirms even a lone "decline"
+# the compact screen's names for the long ones of the default card set (others: cut)
+SHORT_NAMES = {"Unseen and Silent": "Unseen&Silent", "SS Stormtroopers": "SS Troopers",
+               "Operation Wildhorn III": "Wildhorn III", "Hidden Fragments": "Hidden Frags",
+               "Motorized Column": "Motor Column"}
 WINDOW_PHASES = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
 DECLINE_TEXTS = ("decline", "pass priority")
 
@@ -72,7 +90,11 @@ Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers)
 only stop for you when you hold a legal reaction: the engine skips the others.
 With --ask-all they also stop when you can only decline: Enter or 1 confirms.
 The bot's hand and draws stay hidden; its rating of the game is shown
-as a win probability after each of its moves."""
+as a win probability after each of its moves (not in reaction windows,
+where its deciding at all would tell what it holds).
+The log tells each event with its outcome (dice, totals, the number needed).
+On a terminal of fewer than 50 rows, or with --compact, the screen fits 80x24;
+"(=PL05)" after an option: it stands for that identical card too (R27)."""
 
 
 class EndOfInput(Exception):
@@ -94,6 +116,7 @@ class PlaySession:
 
     def __init__(self, *, game_params: dict[str, Any], human: int, bot_spec: str, seed: int,
                  save_path: str | None = None, ask_all: bool = False,
+                 compact: bool | None = None,
                  inp: TextIO | None = None, out: TextIO | None = None):
         parse_spec(bot_spec)  # a bad spec fails before the game starts
         self.game_params = dict(game_params)
@@ -105,23 +128,30 @@ class PlaySession:
         self.bot_spec = bot_spec
         self.seed = seed
         self.rng = random.Random(seed)
-        self.events: list[dict[str, str]] = []
+        self.events: list[dict[str, Any]] = []  # narration entries, as JSON
         self.undo_stack: list[dict[str, Any]] = []
+        self.events = [e.to_json() for e in Narrator(self.config, human).start(self.core)]
         self.save_path = save_path
         self.ask_all = ask_all
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.shown_events = 0
         self.cards = {c.global_index: c for c in self.config.card_set.cards}
+        self.narrator = Narrator(self.config, human, names=TITLES)
         from rich.console import Console
 
         tty = self.out.isatty()
         width = 80
+        rows = SCREEN[1]
         if tty:
             try:
-                width = min(80, os.get_terminal_size(self.out.fileno()).columns)
+                size = os.get_terminal_size(self.out.fileno())
             except OSError:
-                width = 80
+                size = shutil.get_terminal_size(SCREEN)
+            width, rows = min(80, size.columns), size.lines
+        # compact: asked for, or automatic on a small terminal (never for a pipe)
+        self.compact = compact if compact is not None else (tty and rows < COMPACT_ROWS)
+        self.rows = rows if tty else SCREEN[1]
         self.console = Console(file=self.out, width=width, force_terminal=tty,
                                no_color=not tty, highlight=False, emoji=False,
                                soft_wrap=False)
@@ -219,29 +249,66 @@ class PlaySession:
                 text += " exhausted" if self.core.location(g)[1] else " fresh"
         return text
 
-    def log(self, who: str, text: str) -> None:
-        self.events.append({"who": who, "text": text})
+    def advance(self, action: int, rating: str = "") -> None:
+        """Applies ``action`` and logs its narration; ``rating`` (the bot's
+        estimate) is added to the first entry of the player who acted."""
+        before = self.core.copy()
+        who = SIDES[before.current_player()] if not before.is_chance() else None
+        self.apply(action)
+        entries = [e.to_json() for e in self.narrator.step(before, action, self.core)]
+        if rating:
+            for e in entries:
+                if e["who"] == who:
+                    e["text"] += f"  [{rating}]"
+                    break
+        self.events.extend(entries)
+
+    def event_lines(self, events: list[dict[str, Any]]) -> list[str]:
+        """The texts of ``events``, a run of draws as one line."""
+        return condense(events)
 
     def flush_events(self) -> None:
         """Prints the events not yet printed."""
-        for e in self.events[self.shown_events:]:
-            self.say(f"  {e['text']}")
+        for line in self.event_lines(self.events[self.shown_events:]):
+            self.say_event(line)
         self.shown_events = len(self.events)
 
-    def render(self) -> None:
-        """The whole table as the human sees it."""
+    def say_event(self, line: str) -> None:
+        for part in textwrap.wrap(line, 80, initial_indent="  ", subsequent_indent="    "):
+            self.say(part)
+
+    def recent_lines(self, count: int) -> list[str]:
+        """The last ``count`` lines of the log (a run of draws is one line)."""
+        lines = self.event_lines(self.events[-4 * count - 12:])
+        return lines[-count:]
+
+    def status(self) -> str:
+        core = self.core
+        if core.is_terminal():
+            return "game over"
+        who = core.current_player()
+        return f"{core.phase}, " + ("you to decide" if who == self.human else
+                                    f"{TITLES[who]} to decide")
+
+    def render(self, options: list[str] | None = None) -> None:
+        """The whole table as the human sees it (the compact one on a small
+        terminal); ``options`` are printed below it, numbered."""
+        if self.compact:
+            self.render_compact(options or [])
+            return
+        self.render_full()
+        if options:
+            self.say(f"Your decision ({self.core.phase}):")
+            for i, t in enumerate(options, 1):
+                self.say(f"  {i:2d}. {t}")
+
+    def render_full(self) -> None:
         from rich import box
         from rich.table import Table
 
         core = self.core
         frags = core.fragments
-        phase = core.phase
-        if core.is_terminal():
-            status = "game over"
-        else:
-            who = core.current_player()
-            status = f"{phase}, " + ("you to decide" if who == self.human else
-                                     f"{TITLES[who]} to decide")
+        status = self.status()
         self.say()
         self.say(f"=== Turn {core.turn}/{self.config.turns} ({status}) "
                  f"- you play {TITLES[self.human]} ===")
@@ -270,9 +337,8 @@ class PlaySession:
         events_in_play = core.cards_at("event")
         if events_in_play:
             self.say("In play: " + ", ".join(self.card_label(g, False) for g in events_in_play))
-        pend = core.pending
-        if pend:
-            self.say("Under way: " + self.pending_text(pend))
+        if core.pending:
+            self.say("Under way: " + pending_text(core, TITLES))
         hand = core.cards_at("hand", self.human)
         self.say(f"Your hand ({len(hand)}):")
         if hand:
@@ -283,29 +349,141 @@ class PlaySession:
                 card = self.cards[g]
                 grid.add_row(f"  {card.number} {card.type.name}", card.type.text or card.type.kind)
             self.console.print(grid)
-        recent = self.events[-EVENTS_SHOWN:]
+        recent = self.recent_lines(EVENTS_SHOWN)
         if recent:
             self.say("Recent events:")
-            for e in recent:
-                self.say(f"  {e['text']}")
+            for line in recent:
+                self.say_event(line)
         self.shown_events = len(self.events)
 
-    def pending_text(self, pend: dict[str, Any]) -> str:
-        names = self.config.card_name
-        text = f"{TITLES[pend['actor']]} {pend['kind'].replace('_', ' ')}"
-        if pend["card"] >= 0:
-            text += f" by {names(pend['card'])}"
-        if pend["target"] >= 0:
-            text += f" against {names(pend['target'])}"
-        if pend["defender"] >= 0 and pend["defender"] != pend["target"]:
-            text += f", escorted by {names(pend['defender'])}"
-        if pend["zone"]:
-            text += f", to the {pend['zone']}"
-        for k, d in enumerate(pend["dice"]):
-            mod = pend["modifiers"][k]
-            text += f", {'attack ' if k == 0 and len(pend['dice']) > 1 else ''}" \
-                    f"{'defence ' if k == 1 else ''}die {d}" + (f"{mod:+d}" if mod else "")
+    # ---- the compact screen (80x24) -------------------------------------------
+    def short_label(self, g: int) -> str:
+        """'PL02 Partisans:2', with '*' when exhausted: the compact screen's card."""
+        card = self.cards[g]
+        name = SHORT_NAMES.get(card.type.name, card.type.name)
+        if len(name) > 13:
+            name = name[:12] + "."
+        text = f"{card.number}\xa0{name}".replace(" ", "\xa0")  # wrapped as one word
+        if card.type.kind == "unit":
+            text += f":{card.type.bullets}"
+        if card.type.kind in ("unit", "support") and self.core.location(g)[1]:
+            text += "*"
         return text
+
+    def compact_lines(self) -> list[str]:
+        """The table in a few lines of at most 80 columns."""
+        core = self.core
+        frags = core.fragments
+        polish, german = core.scores()
+        lines = [f"Turn {core.turn}/{self.config.turns} ({self.status()}); you: "
+                 f"{TITLES[self.human]}; score Polish {polish}, German {german}"]
+        extra = [f"pool {frags['pool']}"]
+        if frags["hidden"]:
+            extra.append(f"{frags['hidden']} hidden")
+        if frags["wildhorn"]:
+            extra.append(f"{frags['wildhorn']} on Wildhorn")
+        revealed = " ".join(map(str, core.rockets_revealed)) or "none"
+        bot = self.bot_side
+        lines.append(f"Fragments: {', '.join(extra)}; rockets {revealed}; {TITLES[bot]} hand "
+                     f"{core.hand_size(bot)}, decks {core.deck_size(0)}/{core.deck_size(1)}")
+        zones = (("base", "Base"), ("periphery", "Periphery"), ("forest", "Forest"))
+        texts = [[" ".join(self.short_label(g) for g in core.cards_at(place, side)) or "-"
+                  for side in (0, 1)] for place, _ in zones]
+
+        def wrapped(width: int) -> list[list[list[str]]]:
+            return [[textwrap.wrap(t, width - 1) or ["-"], textwrap.wrap(r, 65 - width) or ["-"]]
+                    for t, r in texts]
+
+        # the Polish column as wide as makes the fewest lines (nearest the middle on a tie)
+        width = min(range(14, 53), key=lambda w: (sum(max(len(a), len(b))
+                                                      for a, b in wrapped(w)), abs(w - 33)))
+        legend = "Polish (:bullets *exhausted)"
+        lines.append(f"{'Zone  frags':14}{legend:{width}}German" if width > len(legend)
+                     else f"{'Zone  frags':14}{'Polish':{width}}German (:bullets *exhausted)")
+        for (place, title), cols in zip(zones, wrapped(width)):
+            head = f"{title:10}{frags[place]:>2}  "
+            for k in range(max(len(cols[0]), len(cols[1]))):
+                left = cols[0][k] if k < len(cols[0]) else ""
+                right = cols[1][k] if k < len(cols[1]) else ""
+                lines.append(f"{head if k == 0 else '':14}{left:{width}}{right}".rstrip()
+                             .replace("\xa0", " "))
+        in_play = core.cards_at("event")
+        hand = core.cards_at("hand", self.human)
+        text = f"Hand ({len(hand)}): " + (self.compact_hand() or "-")
+        if in_play:
+            text += "; in play: " + ", ".join(self.short_label(g) for g in in_play)
+        lines += [line.replace("\xa0", " ")
+                  for line in textwrap.wrap(text, 80, subsequent_indent="  ")]
+        if core.pending:
+            lines += textwrap.wrap("Under way: " + pending_text(core, TITLES), 80,
+                                   subsequent_indent="  ")
+        return lines
+
+    def option_lines(self, options: list[str], room: int) -> list[str]:
+        """The numbered options in the fewest columns (up to 4) that keep
+        them within ``room`` rows; cut to fit when even 4 columns do not."""
+        cells = [f"{i:2d}. {t}" for i, t in enumerate(options, 1)]
+        if not cells:
+            return []
+        longest = max(len(c) for c in cells)
+        for cols in range(1, 5):
+            width = 80 // cols
+            rows = -(-len(cells) // cols)
+            if longest < width and rows <= room:
+                break
+        else:
+            cols = next((k for k in range(1, 5) if -(-len(cells) // k) <= room), 4)
+            width = 80 // cols
+            rows = -(-len(cells) // cols)
+        out = []
+        for r in range(rows):
+            row = [cells[r + k * rows] for k in range(cols) if r + k * rows < len(cells)]
+            out.append("".join((c if len(c) < width else c[:width - 2] + "~").ljust(width)
+                               for c in row).rstrip())
+        return out
+
+    def short_text(self, text: str) -> str:
+        """An action's text with the compact screen's card names."""
+        for long, short in SHORT_NAMES.items():
+            text = text.replace(long, short)
+        return text
+
+    def compact_hand(self) -> str:
+        """The hand grouped by card type: "Scouts:1 PL01,04,05; Good Luck PL18"."""
+        groups: dict[str, list[str]] = {}
+        for g in self.core.cards_at("hand", self.human):
+            label, number = self.short_label(g).split("\xa0", 1)[1], self.cards[g].number
+            groups.setdefault(label, []).append(number)
+        return "; ".join(f"{label} {numbers[0]}" + "".join(f",{n[2:]}" for n in numbers[1:])
+                         for label, numbers in groups.items())
+
+    def render_compact(self, options: list[str]) -> None:
+        """Table, hand, the last events and the options within 80x24: the
+        events get the rows the rest leaves (the prompt keeps the last)."""
+        top = self.compact_lines()
+        # fixed rows: the blank line, "Events:", the options header and the prompt
+        free = self.rows - len(top) - 4
+        opts = self.option_lines(options, max(1, free - 1))
+        room = max(1, free - len(opts))
+        lines: list[str] = []
+        for line in reversed(self.recent_lines(room)):
+            part = textwrap.wrap(line, 80, initial_indent="  ", subsequent_indent="    ")
+            if len(lines) + len(part) > room:
+                if not lines:  # the last event alone is too long: its beginning
+                    lines = [part[0][:76] + " ..."] if len(part) > 1 else part
+                break
+            lines = part + lines
+        self.say()
+        for line in top:
+            self.say(line)
+        self.say("Events:" if lines else "Events: none yet")
+        for line in lines:
+            self.say(line)
+        if opts:
+            self.say(f"Your decision ({self.core.phase}):")
+            for line in opts:
+                self.say(line)
+        self.shown_events = len(self.events)
 
     # ---- the game loop ------------------------------------------------------
     def play(self) -> int:
@@ -332,29 +510,9 @@ class PlaySession:
         return 0
 
     def chance_step(self) -> None:
-        core = self.core
-        actions, probs = zip(*core.chance_outcomes())
+        actions, probs = zip(*self.core.chance_outcomes())
         action = self.rng.choices(actions, probs)[0]
-        text = core.action_string(-1, action)
-        phase = core.phase
-        if phase == "draw":
-            side = core.draw_info()["side"]
-            if side == self.human:
-                self.log("chance", f"You draw {text.removeprefix('draw ')}")
-            else:
-                self.log("chance", f"{TITLES[side]} draws a card")
-        elif phase == "rocket":
-            self.log("chance", f"Rocket card revealed: {text.removeprefix('rocket ')}")
-        else:
-            pend = core.pending
-            about = ""
-            if pend:
-                about = f" ({TITLES[pend['actor']]} {pend['kind'].replace('_', ' ')}"
-                if pend["card"] >= 0:
-                    about += f" by {self.config.card_name(pend['card'])}"
-                about += ")"
-            self.log("chance", f"Die roll: {text.removeprefix('die ')}{about}")
-        self.apply(action)
+        self.advance(action)
 
     def apply(self, action: int) -> None:
         """One step: ``apply_raw`` under --ask-all (the loop then handles the
@@ -381,12 +539,12 @@ class PlaySession:
             outcomes = core.chance_outcomes()
             if len(outcomes) != 1:
                 return False
-            core.apply_raw(outcomes[0][0])
+            self.advance(outcomes[0][0])
             return True
         legal = core.legal_actions()
         if len(legal) != 1 or self.is_lone_decline():
             return False
-        core.apply_raw(legal[0])
+        self.advance(legal[0])
         return True
 
     def bot_step(self) -> None:
@@ -394,25 +552,27 @@ class PlaySession:
         side = self.bot_side
         legal = core.legal_actions()
         value = None
+        # in a window where its deciding at all would tell what it holds (R29)
+        silent = core.phase in SILENT_PHASES
         if len(legal) == 1:
             action = legal[0]
         else:
             bot_seed = (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
             bot = make_bot(self.bot_spec, side, bot_seed)
             self.flush_events()
-            if self.out.isatty():
+            if self.out.isatty() and not silent:
                 with self.console.status("Bot is thinking..."):
                     result = bot.analyse(core)
             else:
-                self.say("Bot is thinking...")
+                if not silent:
+                    self.say("Bot is thinking...")
                 result = bot.analyse(core)
             action = result["action"]
             value = result.get("value")
-        text = f"{TITLES[side]} (bot): {core.action_string(side, action)}"
-        if value is not None:
-            text += f"  [bot rates its chance to win at {value[side]:.0%}]"
-        self.log(SIDES[side], text)
-        self.apply(action)
+        rating = ""
+        if value is not None and not silent:
+            rating = f"bot rates its chance to win at {value[side]:.0%}"
+        self.advance(action, rating)
         self.flush_events()
 
     def ask(self, prompt: str) -> str:
@@ -431,6 +591,13 @@ class PlaySession:
             self.save(self.save_path)
         legal = core.legal_actions()
         texts = [core.action_string(self.human, a) for a in legal]
+        notes = option_notes(core)
+        if self.compact:  # short names, and "=" for the identical cards an option stands for
+            shown = [self.short_text(t) + (f" (={','.join(notes[a])})" if a in notes else "")
+                     for a, t in zip(legal, texts)]
+        else:
+            shown = [t + (f"  (stands for {', '.join(notes[a])} too: identical cards)"
+                          if a in notes else "") for a, t in zip(legal, texts)]
         confirm = len(legal) == 1 and self.is_lone_decline()  # only under --ask-all
         if confirm:  # the window, briefly: what is under way and the new events
             self.flush_events()
@@ -438,12 +605,11 @@ class PlaySession:
             self.say(f"--- Reaction window ({core.phase}), turn {core.turn}: "
                      f"you hold no legal reaction ---")
             if core.pending:
-                self.say("Under way: " + self.pending_text(core.pending))
+                self.say("Under way: " + pending_text(core, TITLES))
+            for i, t in enumerate(shown, 1):
+                self.say(f"  {i:2d}. {t}")
         else:
-            self.render()
-            self.say(f"Your decision ({core.phase}):")
-        for i, t in enumerate(texts, 1):
-            self.say(f"  {i:2d}. {t}")
+            self.render(shown)
         prompt = ("Press Enter or 1 to confirm, or a command (help): " if confirm
                   else f"Choose 1-{len(legal)} or a command (help): ")
         while True:
@@ -520,8 +686,7 @@ class PlaySession:
     def decide(self, action: int, text: str) -> None:
         self.undo_stack.append({"core": base64.b64encode(self.core.to_bytes()).decode("ascii"),
                                 "rng": _rng_state(self.rng), "events": len(self.events)})
-        self.log(SIDES[self.human], f"You ({TITLES[self.human]}): {text}")
-        self.apply(action)
+        self.advance(action)
         self.flush_events()
 
     def undo(self) -> bool:
@@ -560,10 +725,13 @@ class PlaySession:
                  f"({'you win' if winner == self.human else 'the bot wins'}).")
         self.say(f"Fragments: Polish {polish} (Forest and Wildhorn), German {german} "
                  f"(Rocket Base); {core.fragments['periphery']} left in the Periphery.")
-        mine = sum(1 for e in self.events if e["who"] == SIDES[self.human])
-        theirs = sum(1 for e in self.events if e["who"] == SIDES[self.bot_side])
+        # your decisions are those you can undo; the bot's, those you saw (R29)
+        mine = len(self.undo_stack)
+        theirs = sum(1 for e in self.events if e["who"] == SIDES[self.bot_side]
+                     and e.get("kind") == Kind.DECISION.value)
+        rolls = sum(1 for e in self.events if e.get("kind") == Kind.ROLL.value)
         self.say(f"Summary: {core.turn} turns; you took {mine} decisions, the bot "
-                 f"{theirs}; rolls: {sum(1 for e in self.events if e['text'].startswith('Die roll'))}.")
+                 f"{theirs} that you saw; dice rolled: {rolls}.")
 
 
 class _Quit(EndOfInput):
@@ -572,10 +740,12 @@ class _Quit(EndOfInput):
 
 def run(*, side: str = "polish", bot: str = DEFAULT_BOT, seed: int | None = None,
         save: str | None = None, load: str | None = None, ask_all: bool = False,
-        variant: str = "full", inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    """The ``play`` command: returns the exit status."""
+        variant: str = "full", compact: bool | None = None,
+        inp: TextIO | None = None, out: TextIO | None = None) -> int:
+    """The ``play`` command: returns the exit status.  ``compact``: the 80x24
+    screen (None: automatic, on a terminal of fewer than COMPACT_ROWS rows)."""
     if load:
-        session = PlaySession.load(load, ask_all=ask_all, inp=inp, out=out)
+        session = PlaySession.load(load, ask_all=ask_all, compact=compact, inp=inp, out=out)
         session.save_path = save or load
     else:
         if seed is None:
@@ -584,7 +754,7 @@ def run(*, side: str = "polish", bot: str = DEFAULT_BOT, seed: int | None = None
             side = random.Random(seed ^ 0x5EED).choice(SIDES)
         session = PlaySession(game_params={"variant": variant}, human=SIDES.index(side),
                               bot_spec=bot, seed=seed, save_path=save, ask_all=ask_all,
-                              inp=inp, out=out)
+                              compact=compact, inp=inp, out=out)
     try:
         return session.play()
     except _Quit:

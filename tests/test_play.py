@@ -1,7 +1,13 @@
 """`wildhorn-solve play`, driven through a pipe as a user would type it."""
+import io
 import json
+import re
 import subprocess
 import sys
+
+import pytest
+
+from apps.play import PlaySession
 
 BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
 
@@ -21,8 +27,43 @@ def test_a_whole_game_through_a_pipe():
     # the table: three zones, the hand with card text, the event log
     assert "Rocket Base" in r.stdout and "Periphery" in r.stdout and "Forest" in r.stdout
     assert "Your hand" in r.stdout and "Recent events:" in r.stdout
-    assert "German (bot):" in r.stdout
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    # the log (apps.narration) tells outcomes, turn ends with the score, the bot's moves
+    assert "German places " in r.stdout and "End of turn 1: " in r.stdout
+    assert "Score: Polish " in r.stdout and re.search(r"The (attack|search|spy) (succeeds|fails)",
+                                                      r.stdout)
+    # and nothing the human may not know: the bot's draws and declines (R26, R29)
+    assert "German draws 5 cards." in r.stdout and not re.search(r"German draws DE\d", r.stdout)
+    assert "German declines" not in r.stdout
+
+
+def screens(out: str) -> list[list[str]]:
+    """The compact screens of a transcript: from the blank line before "Turn "
+    to the prompt, inclusive."""
+    lines = out.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line.startswith("Turn ") and i and not lines[i - 1]:
+            end = next((j for j in range(i, len(lines)) if lines[j].startswith("Choose 1-")
+                        or lines[j].startswith("Game over.")), len(lines) - 1)
+            found.append(lines[i - 1:end + 1])
+    return found
+
+
+def test_compact_screens_fit_80x24():
+    r = play(*BASE, "--compact", lines=["1"] * 3000)
+    assert r.returncode == 0, r.stderr
+    assert "Game over. Winner:" in r.stdout
+    shown = screens(r.stdout)
+    assert len(shown) > 20
+    for screen in shown:
+        assert len(screen) <= 24, "\n".join(screen)
+        assert max(len(line) for line in screen) <= 80
+        assert any(line.startswith("Hand (") for line in screen)
+        assert any(line.startswith("Events:") for line in screen)
+    # the full screen is longer: the compact one is not the default through a pipe
+    full = play(*BASE, lines=["1", "quit"])
+    assert "Your hand" in full.stdout and "Hand (" not in full.stdout
 
 
 def test_bad_commands_get_a_message_and_the_prompt_again():
@@ -34,15 +75,15 @@ def test_bad_commands_get_a_message_and_the_prompt_again():
     assert "Unknown command or action 'search PL99'" in r.stdout
     # each answer is followed by the prompt, and the game went on to the next decision
     assert r.stdout.count("Choose 1-2 or a command") >= 4
-    assert "You (Polish): keep hand" in r.stdout
+    assert "You keep your hand." in r.stdout
 
 
 def test_an_action_by_its_text_and_an_ambiguous_one():
     r = play(*BASE, lines=["KEEP", "place", "PL01 place", "quit"])
     assert r.returncode == 0, r.stderr
-    assert "You (Polish): keep hand" in r.stdout
+    assert "You keep your hand." in r.stdout
     assert "'place' is ambiguous" in r.stdout
-    assert "You (Polish): PL01 Scouts: place" in r.stdout
+    assert "You place PL01 Scouts in the Forest." in r.stdout
 
 
 def test_undo_restores_the_position(tmp_path):
@@ -133,7 +174,7 @@ def test_ask_all_window_enter_undo_save_and_load(tmp_path):
     # the first window comes after 6 decisions; Enter confirms it like "1"
     r = play(*BASE, "--ask-all", lines=["1"] * 6 + ["", "quit"])
     assert r.returncode == 0, r.stderr
-    assert r.stdout.count(CONFIRM) == 1 and "You (Polish): pass priority" in r.stdout
+    assert r.stdout.count(CONFIRM) == 1 and "You pass priority." in r.stdout
     # saved at the window (a raw single-option position), then undone back to it
     at_window, undone = tmp_path / "window.json", tmp_path / "undone.json"
     r = play(*BASE, "--ask-all", "--save", str(at_window), lines=["1"] * 6 + ["quit"])
@@ -149,3 +190,41 @@ def test_ask_all_window_enter_undo_save_and_load(tmp_path):
     whole = play(*BASE, "--ask-all", lines=["1"] * 3000)
     tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
     assert tail(r.stdout) == tail(whole.stdout)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("lines,compact", [("24", True), ("60", False)])
+def test_a_small_terminal_gets_the_compact_screen(monkeypatch, lines, compact):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", lines)
+    out = FakeTerminal()
+    session = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random",
+                          seed=3, inp=io.StringIO(""), out=out)
+    assert session.compact is compact
+    session.render(["pass"])
+    screen = out.getvalue()
+    assert ("Hand (3): " in screen) is compact and ("Your hand (3):" in screen) is not compact
+    if compact:
+        assert len(screen.splitlines()) <= 24 - 1  # and the prompt
+    forced = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random", seed=3,
+                         compact=True, inp=io.StringIO(""), out=io.StringIO())
+    assert forced.compact
+
+
+def test_a_save_whose_events_have_no_kind_still_loads(tmp_path):
+    """Saves written before the narrator held events as {"who", "text"} only."""
+    path = tmp_path / "old.json"
+    r = play(*BASE, "--save", str(path), lines=["1", "PL01 place", "quit"])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(path.read_text())
+    assert all({"who", "text", "kind", "details"} <= set(e) for e in data["events"])
+    data["events"] = [{"who": e["who"], "text": e["text"]} for e in data["events"]]
+    path.write_text(json.dumps(data))
+    r = play("play", "--load", str(path), "--compact", lines=["1", "1", "quit"])
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "You place PL01 Scouts in the Forest." in r.stdout
+    assert "Summary" not in r.stdout and "Game saved in" in r.stdout
