@@ -42,7 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from ._jsonio import JsonObject, pairs_hook
+from ._jsonio import JsonObject, find_problem, loads, read_bounded
 from .errors import CardSetError, ParameterError, describe_value, one_line, quote
 
 __all__ = [
@@ -348,10 +348,11 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
             raise ParameterError(f"card-set source must be a str path, got {raw!r}")
         label = _one_line(raw)
         path = Path(raw)
+        def refuse(why: str) -> NoReturn:
+            raise CardSetError(f"{label}: {why}")
+
         try:
-            text = path.read_bytes().decode("utf-8-sig")
-        except OSError as exc:
-            raise CardSetError(f"{label}: cannot read the file: {exc.strerror or exc}") from None
+            text = read_bounded(path, refuse).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise CardSetError(f"{label}: not valid UTF-8 at byte {exc.start}") from None
     else:
@@ -367,15 +368,6 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
 
 
 _Obj = JsonObject
-_pairs_hook = pairs_hook
-
-
-class _BadConstant(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise _BadConstant(f"{name} is not allowed in a card-set file")
 
 
 _one_line = one_line
@@ -459,13 +451,17 @@ class _Validator:
 
     def card_set(self, text: str, path: Path | None) -> CardSet:
         try:
-            data = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
+            data = loads(text)
         except json.JSONDecodeError as exc:
             self.fail(f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}")
-        except _BadConstant as exc:
-            self.fail("", f"not valid JSON: {exc}")
         except (ValueError, RecursionError) as exc:
             self.fail("", f"not valid JSON: {_one_line(str(exc))}")
+        problem = find_problem(data, duplicates=False)
+        if problem is not None:  # before any work on a huge array or object
+            where = ""
+            for part in problem[0]:
+                where = _item(where, part) if isinstance(part, int) else _child(where, part)
+            self.fail(where, problem[1])
 
         if not isinstance(data, dict):
             self.fail("", f"expected a JSON object, got {_describe(data)}")

@@ -6,6 +6,8 @@ and carry a one-line message that says what was wrong and where.
 
 from __future__ import annotations
 
+import json
+
 __all__ = [
     "WildhornError",
     "CardSetError",
@@ -54,10 +56,13 @@ def one_line(text: str) -> str:
 
 
 def quote(text: object) -> str:
-    """A string as JSON writes it, on one line: ``"PL99"``."""
-    import json
-
-    return one_line(json.dumps(str(text), ensure_ascii=False))
+    """A string as JSON writes it, on one line: ``"PL99"``; a text longer than
+    40 characters is cut there and ``...`` follows, so no message echoes a
+    huge value whole."""
+    text = str(text)
+    if len(text) > _TEXT_LIMIT:
+        return one_line(json.dumps(text[:_TEXT_LIMIT], ensure_ascii=False)) + "..."
+    return one_line(json.dumps(text, ensure_ascii=False))
 
 
 def describe_value(value: object) -> str:
@@ -71,9 +76,7 @@ def describe_value(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
-        if len(value) > _TEXT_LIMIT:
-            return quote(value[:_TEXT_LIMIT]) + "..."
         return quote(value)
     if isinstance(value, int) and abs(value) >= 10**_TEXT_LIMIT:
         return "a huge integer"
-    return one_line(repr(value))
+    return one_line(repr(value))[:_TEXT_LIMIT]
