@@ -100,6 +100,7 @@ __all__ = [
     "SIDES",
     "STEPS",
     "dump",
+    "check_position",
     "dumps",
     "from_json",
     "load",
@@ -630,6 +631,28 @@ def load(source: str | os.PathLike | IO, seed: int = 0) -> WildhornState:
     return from_json(text, seed, source=str(label), base_dir=base)
 
 
+def check_position(state: Any, source: str = "position") -> None:
+    """Raises StateFormatError unless ``state`` (a WildhornState or Core, say
+    one read back from a save) passes every check a state file gets, from
+    the view of each player: the same invariants, so a corrupt position
+    (the German hand empty in turn 2 with a full deck, an exhausted card at
+    the redraw) is refused like a file.  Steps with no file form (the draw,
+    the end of the game) are not checked.  The decision check of R29/R30 is
+    not made, so that the raw single-option positions of ``play --ask-all``
+    pass.  The message is ``<source> (<side> view): <JSON path>: ...``."""
+    core = _core_of(state)
+    if core.phase not in STEPS:
+        return
+    for p in (0, 1):
+        r = _Reader(f"{source} ({SIDES[p]} view)")
+        try:
+            data = to_json(core, p)
+        except ParameterError as err:
+            r.fail("$", str(err))
+        r.structure(data)
+        _Check(r, data, core.config).check()
+
+
 def dumps(state: Any, player: Any) -> str:
     """``to_json`` as the text ``dump`` writes: one key per line, short
     values on one line, a newline at the end."""
@@ -687,6 +710,11 @@ class _Check:
         self.r.fail(path, message)
 
     def position(self, seed: int) -> Core:
+        self.check()
+        return self.build(seed)
+
+    def check(self) -> None:
+        """Every rules-level check of the file (R29/R30 aside, see build)."""
         self.basics()
         self.rockets()
         self.cards()
@@ -697,7 +725,6 @@ class _Check:
         self.chain()
         self.events_fragments()
         self.engine_pending = None if self.pend is None else self.pending()
-        return self.build(seed)
 
     # -- the parts of the file ------------------------------------------------
 
