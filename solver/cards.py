@@ -377,7 +377,7 @@ _describe = describe_value
 
 def _child(path: str, key: str) -> str:
     """JSON path of member ``key`` of the object at ``path`` ("" is the root)."""
-    if _IDENT_RE.fullmatch(key):
+    if _IDENT_RE.fullmatch(key) and len(key) <= 40:  # a longer key is cut by _quote
         return f"{path}.{key}" if path else key
     return f"{path}[{_quote(key)}]"
 

@@ -193,7 +193,7 @@ def _path(parts) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENT_RE.match(part):
+        elif _IDENT_RE.match(part) and len(part) <= 40:  # a longer key is cut by _q
             out += f".{part}"
         else:
             out += f"[{_q(part)}]"
