@@ -68,8 +68,20 @@ decides each window, the acting card's ability and zone, dice and
 modifiers so far); the chain count is at most what Volunteers and
 Motorized Column can give (R10, R12); and the player to move really has a
 choice (the engine applies a single option at once and skips windows with
-nothing to play, R29, R30).  Whatever ``Core.from_fields`` still refuses
-comes back as a StateFormatError too, with the nearest JSON path.
+nothing to play, R29, R30).  Before any action of a turn (the redraw and
+V-2 steps) every card on the table is fresh and no Hidden Fragments card is
+in play (R8), and in turn 1 the table, the cards gone and the fragments are
+the game's setup; the modifiers are explained by the Good Luck, Bad Luck and
+Assistance cards played (R18); Operation Wildhorn III in play holds a
+fragment, each Hidden Fragments card 1 or 2.  Whatever ``Core.from_fields``
+still refuses comes back as a StateFormatError too, with the nearest JSON
+path.  The list, for people who own the game: ``docs/position-invariants.md``.
+
+Files are read bounded (``solver._jsonio``): a regular file of at most 1 MB,
+JSON without NaN or infinities, no array or object larger than any state
+has; an integer is written without a fraction (``2.0`` is refused).
+``check_position(state)`` applies the same checks to a position from both
+players' views (for saves, ``apps.play``).
 """
 
 from __future__ import annotations
