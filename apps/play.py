@@ -50,7 +50,7 @@ from bots import BotSpecError, make_bot, parse_spec
 from solver._core import Core
 from solver._jsonio import find_problem, loads, read_bounded
 from solver.errors import (ParameterError, SerializationError, StateFormatError, WildhornError,
-                           describe_value, one_line)
+                           describe_value, label, one_line)
 from solver.game import check_params
 from solver.state_io import check_position
 
@@ -239,7 +239,7 @@ class PlaySession:
         as state files (``2.0`` is not an integer), and the position and
         every undo snapshot must pass the checks of a state file
         (``state_io.check_position``)."""
-        where = one_line(str(path))
+        where = label(path)
 
         def bad(why: str) -> SerializationError:
             return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")

@@ -44,6 +44,7 @@ from typing import Any, NoReturn
 
 from ._jsonio import JsonObject, find_problem, loads, read_bounded
 from .errors import CardSetError, ParameterError, describe_value, one_line, quote
+from .errors import label as short_label
 
 __all__ = [
     "FORMAT",
@@ -346,7 +347,7 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
         raw = os.fspath(source)
         if not isinstance(raw, str):
             raise ParameterError(f"card-set source must be a str path, got {raw!r}")
-        label = _one_line(raw)
+        label = short_label(raw)
         path = Path(raw)
         def refuse(why: str) -> NoReturn:
             raise CardSetError(f"{label}: {why}")

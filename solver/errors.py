@@ -55,6 +55,19 @@ def one_line(text: str) -> str:
                    for ch in text)
 
 
+_LABEL_LIMIT = 160
+
+
+def label(name: object) -> str:
+    """A file name for the head of a message: one line, and a name longer
+    than 160 characters shortened in the middle (its folder and its end)."""
+    text = one_line(str(name))
+    if len(text) > _LABEL_LIMIT:
+        half = _LABEL_LIMIT // 2
+        return text[:half] + "..." + text[-half:]
+    return text
+
+
 def quote(text: object) -> str:
     """A string as JSON writes it, on one line: ``"PL99"``; a text longer than
     40 characters is cut there and ``...`` follows, so no message echoes a

@@ -102,6 +102,7 @@ from solver._core import CARDS_PER_SIDE, Core
 from solver.cards import default_card_set_path, load_card_set
 from solver._jsonio import (MAX_FILE_BYTES, find_problem, loads, read_bounded,
                             read_text_bounded)
+from solver.errors import label as short_label
 from solver.errors import (ParameterError, StateFormatError, WildhornError, describe_value,
                            one_line, quote)
 from solver.game import VARIANTS, WildhornState, make_config
@@ -467,7 +468,7 @@ class _Reader:
     """Checks one state object; every failure is one StateFormatError line."""
 
     def __init__(self, label: str) -> None:
-        self.label = _one_line(label)
+        self.label = short_label(label)
 
     def fail(self, path: str, message: str) -> NoReturn:
         raise StateFormatError(f"{self.label}: {path}: {_one_line(message)}")
