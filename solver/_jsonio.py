@@ -62,8 +62,15 @@ def _finite_float(text: str) -> float:
 def loads(text: str) -> Any:
     """``json.loads`` with JsonObject objects; NaN, Infinity and numbers too
     large for a float raise ValueError (json.JSONDecodeError for bad syntax)."""
-    return json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant,
-                      parse_float=_finite_float)
+    try:
+        return json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant,
+                          parse_float=_finite_float)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's limit on digits
+            raise ValueError("a number has thousands of digits") from None
+        raise
 
 
 def _kind(mode: int) -> str:

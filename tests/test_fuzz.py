@@ -39,6 +39,7 @@ from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import WildhornError
 from solver.game import make_config
+from playouts import playout, spots
 
 pytestmark = pytest.mark.fuzz
 
@@ -76,18 +77,8 @@ def alarm(seconds=CASE_SECONDS):
 def _random_cores(params, games, seed):
     rng = random.Random(seed)
     cfg = make_config(params)
-    out = []
-    for _ in range(games):
-        core = Core(cfg)
-        while not core.is_terminal():
-            if core.is_chance():
-                outcomes = core.chance_outcomes()
-                core.apply(rng.choices([a for a, _ in outcomes], [w for _, w in outcomes])[0])
-            else:
-                if rng.random() < 0.05:
-                    out.append(core.copy())
-                core.apply(rng.choice(core.legal_actions()))
-    return out
+    return [core.copy() for _ in range(games) for core in playout(cfg, rng)
+            if not core.is_chance() and rng.random() < 0.05]
 
 
 def _save_text(tmp_path):
@@ -125,21 +116,13 @@ _ODD = [None, True, False, 0, 1, -1, 2, 7, 23, 99, 2**31, -2**31, 10**30, 0.5, 2
         {"a": 1}]
 
 
-def _spots(node):
-    children = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, child in list(children):
-        yield node, key
-        if isinstance(child, (dict, list)):
-            yield from _spots(child)
-
-
 def _mutate_json(obj, rng):
     obj = json.loads(json.dumps(obj))
     for _ in range(rng.randint(1, 3)):
-        spots = list(_spots(obj))
-        if not spots:
+        spots_ = list(spots(obj))
+        if not spots_:
             return obj
-        parent, key = rng.choice(spots)
+        parent, key = rng.choice(spots_)
         value = parent[key]
         roll = rng.random()
         if roll < 0.15:

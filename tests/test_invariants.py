@@ -18,6 +18,7 @@ from solver import state_io
 from solver._core import Core
 from solver.errors import StateFormatError
 from solver.game import make_config
+from playouts import playout
 
 GAMES = {None: 6, "small": 12, "tiny": 12}
 # Views kept for the single-change test: every one of these steps, and one in
@@ -31,16 +32,9 @@ def _playouts(variant, games, seed):
     rng = random.Random(seed)
     cfg = make_config(None if variant is None else {"variant": variant})
     for _ in range(games):
-        core = Core(cfg)
-        while not core.is_terminal():
+        for core in playout(cfg, rng):
             if core.phase in state_io.STEPS:
                 yield core.copy()
-            if core.is_chance():
-                outcomes = core.chance_outcomes()
-                action = rng.choices([a for a, _ in outcomes], [w for _, w in outcomes])[0]
-            else:
-                action = rng.choice(core.legal_actions())
-            core.apply(action)
 
 
 @pytest.fixture(scope="module")
@@ -195,14 +189,8 @@ def test_the_issue_cases_are_refused(corpus):
 
 def test_a_save_with_an_impossible_position_is_refused():
     """The issue's corrupt position: the German hand emptied into the deck in turn 2."""
-    rng = random.Random(1)
-    core = Core(make_config())
-    while not (core.turn == 2 and core.phase == "actions"):
-        if core.is_chance():
-            outcomes = core.chance_outcomes()
-            core.apply(rng.choices([a for a, _ in outcomes], [w for _, w in outcomes])[0])
-        else:
-            core.apply(rng.choice(core.legal_actions()))
+    core = next(c for c in playout(make_config(), random.Random(1))
+                if c.turn == 2 and c.phase == "actions").copy()
     state_io.check_position(core)
     fields = core.fields()
     fields["loc"] = ["deck" if g >= 23 and place == "hand" else place
