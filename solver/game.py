@@ -55,7 +55,7 @@ from solver._core import (
 )
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
-                           describe_value, quote)
+                           WildhornError, describe_value, quote)
 
 GAME_NAME = "wildhorn"
 
@@ -320,10 +320,23 @@ class WildhornGame(pyspiel.Game):
             raw = base64.b64decode(text[len(_SER_PREFIX):].strip(), validate=True)
         except (ValueError, TypeError):
             raise SerializationError("serialized state: not valid base64") from None
-        return self.state_from_core(Core.from_bytes(self.core_config, raw))
+        core = Core.from_bytes(self.core_config, raw)
+        for check in POSITION_CHECKS:
+            try:
+                check(core, "serialized state")
+            except WildhornError as err:
+                raise SerializationError(f"an impossible position: {err}") from None
+        return self.state_from_core(core)
 
 
 _SER_PREFIX = "wildhorn-state/1 "
+
+POSITION_CHECKS: list = []
+"""Checks a deserialized position must pass besides the core's own range
+checks, each ``check(core, source)`` raising a WildhornError.  The
+state-file invariants (``solver.state_io.check_position``) register here
+when solver.state_io is imported, which ``import solver`` does; this
+module cannot import it (state_io builds on it)."""
 
 
 class WildhornState(pyspiel.State):

@@ -105,7 +105,7 @@ from solver._jsonio import (MAX_FILE_BYTES, find_problem, loads, read_bounded,
 from solver.errors import label as short_label
 from solver.errors import (ParameterError, StateFormatError, WildhornError, describe_value,
                            one_line, quote)
-from solver.game import VARIANTS, WildhornState, make_config
+from solver.game import POSITION_CHECKS, VARIANTS, WildhornState, make_config
 
 __all__ = [
     "FORMAT",
@@ -664,6 +664,9 @@ def check_position(state: Any, source: str = "position") -> None:
             r.fail("$", str(err))
         r.structure(data)
         _Check(r, data, core.config).check()
+
+
+POSITION_CHECKS.append(check_position)  # game.deserialize_state refuses what a file would
 
 
 def dumps(state: Any, player: Any) -> str:

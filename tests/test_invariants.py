@@ -7,6 +7,7 @@ break one invariant are all refused, at the JSON path of the change.
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import random
@@ -16,7 +17,7 @@ import pytest
 
 from solver import state_io
 from solver._core import Core
-from solver.errors import StateFormatError
+from solver.errors import SerializationError, StateFormatError
 from solver.game import make_config
 from playouts import playout
 
@@ -198,3 +199,19 @@ def test_a_save_with_an_impossible_position_is_refused():
     bad = Core.from_fields(core.config, fields)  # the core's own checks let it through
     with pytest.raises(StateFormatError, match=r"\(polish view\): \$\.hand_sizes\.german: "):
         state_io.check_position(bad)
+
+
+def test_a_deserialized_impossible_position_is_refused(full_game):
+    """Issue 22: a serialization with the German hand 0 and deck 23 in turn 2."""
+    core = next(c for c in playout(make_config(), random.Random(1))
+                if c.turn == 2 and c.phase == "actions").copy()
+    good = full_game.state_from_core(core)
+    assert str(full_game.deserialize_state(good.serialize())) == str(good)
+    fields = core.fields()
+    fields["loc"] = ["deck" if g >= 23 and place == "hand" else place
+                     for g, place in enumerate(fields["loc"])]
+    bad = Core.from_fields(core.config, fields)
+    text = "wildhorn-state/1 " + base64.b64encode(bad.to_bytes()).decode("ascii")
+    with pytest.raises(SerializationError, match=r"^an impossible position: serialized state "
+                                                 r"\(polish view\): \$\.hand_sizes\.german: "):
+        full_game.deserialize_state(text)
