@@ -182,8 +182,15 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
             ) from None
     if merged["cards"]:
         out["cards"] = _split(merged["cards"])
+        for number in out["cards"]:
+            _card_number("cards", number)
     if merged["setup"]:
         out["setup"] = _pairs("setup", merged["setup"], str)
+        for number, place in out["setup"].items():
+            _card_number("setup", number)
+            if place not in _PLACES:
+                raise ParameterError(f"wildhorn: setup: {number}: expected "
+                                     f"{', '.join(_PLACES)}, got {describe_value(place)}")
     if merged["start_fragments"]:
         out["start_fragments"] = _pairs("start_fragments", merged["start_fragments"], int)
     out["card_set"] = merged["card_set"]
@@ -192,6 +199,16 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 _CONFIGS: dict[tuple, CoreConfig] = {}
+_PLACES = ("hand", "deck", "forest", "periphery", "base")
+_CARD_NUMBER = re.compile(r"(PL|DE)[0-9]{2}")
+
+
+def _card_number(name: str, text: str) -> None:
+    """Card numbers of parameters look like card numbers (the card set says
+    which exist), so that no message echoes a long text."""
+    if not _CARD_NUMBER.fullmatch(text):
+        raise ParameterError(f"wildhorn: {name}: expected card numbers such as PL04 or DE17, "
+                             f"got {describe_value(text)}")
 
 
 def _split(text: Any) -> list[str]:

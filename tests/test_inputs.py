@@ -18,12 +18,15 @@ from solver.game import WildhornGame, check_params
     ("draw", -2), ("draw", 24), ("dice", 0), ("dice", 61), ("redraw", 5), ("redraw", -2),
     ("card_set", 3), ("card_set", "\u0000"), ("rockets", "1;2;x"), ("setup", "PL01"),
     ("start_fragments", "forest:1.0"), ("variant", "huge"), ("colour", "red"),
+    ("setup", "PL01:" + "x" * 4000), ("setup", "x" * 4000 + ":hand"), ("cards", "y" * 4000),
+    ("variant", "v" * 4000),
 ])
 def test_bad_game_parameters_are_one_line_parameter_errors(name, value):
     with pytest.raises(ParameterError) as info:
         WildhornGame({name: value})
     message = str(info.value)
     assert "\n" not in message and name.split("_")[0] in message, message
+    assert len(message) < 200, message
 
 
 @pytest.mark.parametrize("name, value", [("turns", -5), ("draw", -2), ("redraw", 5)])
