@@ -9,12 +9,16 @@ Schema), ``random-states`` (state.json files from seeded random games),
 variants`` (size of the small presets, results/variant-sizes.json),
 ``tournament`` (bot-vs-bot games with ratings, apps.tournament).
 Bad input ends with a one-line message on stderr and exit status 2.
+A closed standard output (``wildhorn-solve advise s.json | head -1``) ends
+the command quietly with exit status 141 (128 + SIGPIPE, what a shell
+reports for a Unix tool stopped by a closed pipe), without a message.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -296,6 +300,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_CLOSED_STDOUT = 141
+"""Exit status when standard output was closed (128 + SIGPIPE)."""
+
+
+def _closed_stdout() -> int:
+    """The reader of our output went away (``| head``): end quietly.  As the
+    Python documentation recommends (signal module, "Note on SIGPIPE"),
+    standard output is pointed at devnull so that the flush at exit does
+    not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no file descriptor (a test's StringIO)
+        pass
+    return EXIT_CLOSED_STDOUT
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -303,7 +324,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return _closed_stdout()
     except WildhornError as err:
         print(f"wildhorn-solve: error: {with_rulings_pointer(str(err))}", file=sys.stderr)
         return 2

@@ -48,16 +48,20 @@ import shutil
 import sys
 import tempfile
 import textwrap
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.narration import Kind, Narrator, condense, option_notes, pending_text
-from bots import make_bot, parse_spec
+from bots import BotSpecError, make_bot, parse_spec
 from solver._core import Core
-from solver.errors import SerializationError
+from solver._jsonio import find_problem, loads, read_bounded
+from solver.errors import (ParameterError, SerializationError, StateFormatError, WildhornError,
+                           describe_value, label, one_line)
+from solver.game import check_params
+from solver.state_io import check_position
 
 FORMAT = "wildhorn-game/1"
 SIDES = ("polish", "german")
@@ -95,6 +99,75 @@ where its deciding at all would tell what it holds).
 The log tells each event with its outcome (dice, totals, the number needed).
 On a terminal of fewer than 50 rows, or with --compact, the screen fits 80x24;
 "(=PL05)" after an option: it stands for that identical card too (R27)."""
+
+
+MAX_SAVE_BYTES = 4_000_000
+"""The largest save file read (4 MB): the random-number state of every undo
+step makes a save of a whole game about 0.5 MB, more than the 1 MB limit
+of state files and card sets would safely allow."""
+MAX_SAVE_ITEMS = 20_000
+"""The longest array in a save (the events of a game are a few hundred)."""
+_RNG_WORDS = 625  # random.Random's state: 624 words of Mersenne Twister and a position
+
+
+class _Bad(Exception):
+    """(JSON path, what was expected) of a bad field of a save file."""
+
+
+def _json_path(parts: list) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier()
+                         else f"[{json.dumps(p[:40])}]" for p in parts)
+
+
+def _field(data: dict, key: str, kind: type) -> Any:
+    """``data[key]``, which must be of ``kind`` (an int is never a bool or a float)."""
+    if key not in data:
+        raise _Bad(f"$.{key}", "missing required key")
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        words = {str: "text", dict: "an object", list: "an array", int: "an integer"}
+        raise _Bad(f"$.{key}", f"expected {words[kind]}, got {describe_value(value)}")
+    return value
+
+
+def _core_field(config: Any, data: dict, at: str, where: str) -> Core:
+    """The position stored at ``at`` (base64 of ``Core.to_bytes``), checked
+    like a state file from both players' views."""
+    text = data.get("core")
+    if not isinstance(text, str):
+        raise _Bad(at, f"expected base64 text, got {describe_value(text)}")
+    try:
+        core = Core.from_bytes(config, base64.b64decode(text, validate=True))
+    except (ValueError, TypeError) as err:  # binascii.Error is a ValueError
+        raise _Bad(at, str(err) if isinstance(err, WildhornError) else "not valid base64") \
+            from None
+    try:
+        check_position(core, "position")
+    except StateFormatError as err:
+        raise _Bad(at, f"an impossible position: {err}") from None
+    return core
+
+
+def _rng_field(data: dict, at: str) -> list[Any]:
+    """A ``random.Random`` state as saved: [3, 625 words, null or a number]."""
+    value = data.get("rng")
+    if (not isinstance(value, list) or len(value) != 3 or value[0] != 3
+            or isinstance(value[0], bool) or not isinstance(value[1], list)
+            or len(value[1]) != _RNG_WORDS):
+        raise _Bad(at, f"expected [3, [{_RNG_WORDS} integers], null or a number] (a random "
+                   "state)")
+    for i, word in enumerate(value[1]):
+        top = _RNG_WORDS if i == _RNG_WORDS - 1 else 2**32 - 1
+        if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= top:
+            raise _Bad(f"{at}[1][{i}]", f"expected an integer 0..{top}, got {describe_value(word)}")
+    gauss = value[2]
+    if gauss is not None and (isinstance(gauss, bool) or not isinstance(gauss, (int, float))):
+        raise _Bad(f"{at}[2]", f"expected null or a number, got {describe_value(gauss)}")
+    try:
+        random.Random().setstate((3, tuple(value[1]), gauss))
+    except (ValueError, TypeError, OverflowError):
+        raise _Bad(at, "not a state of Python's random numbers") from None
+    return value
 
 
 class EndOfInput(Exception):
@@ -189,49 +262,76 @@ class PlaySession:
 
     @classmethod
     def load(cls, path: str, **kwargs: Any) -> "PlaySession":
-        """A session restored from a save file; SerializationError if it is bad."""
-        def bad(why: str) -> SerializationError:
-            return SerializationError(f"{path}: not a usable saved game: {why}")
+        """A session restored from a save file; SerializationError if it is bad.
 
+        The file is read like every input (a regular file, at most
+        MAX_SAVE_BYTES), every field is checked, with the same number rule
+        as state files (``2.0`` is not an integer), and the position and
+        every undo snapshot must pass the checks of a state file
+        (``state_io.check_position``)."""
+        where = label(path)
+
+        def bad(why: str) -> SerializationError:
+            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
+
+        def refuse(why: str) -> NoReturn:
+            raise SerializationError(f"{where}: {why}")
+
+        raw = read_bounded(path, refuse, MAX_SAVE_BYTES)
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as err:
-            raise SerializationError(f"{path}: cannot read: {err.strerror or err}") from None
-        except (ValueError, UnicodeDecodeError) as err:
-            raise bad(f"invalid JSON ({str(err).splitlines()[0]})") from None
+            data = loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            raise bad(f"invalid JSON (not UTF-8 text at byte {err.start})") from None
+        except (ValueError, RecursionError) as err:
+            raise bad(f"invalid JSON ({str(err)[:120]})") from None
+        problem = find_problem(data, max_items=MAX_SAVE_ITEMS, max_keys=64, max_depth=6)
+        if problem is not None:
+            raise bad(f"{_json_path(problem[0])}: {problem[1]}")
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise bad(f"expected format {FORMAT!r}")
         try:
-            if data["human_side"] not in SIDES:
-                raise ValueError("human_side")
-            if not isinstance(data["game"], dict) or not isinstance(data["bot"], str) \
-                    or not isinstance(data["seed"], int):
-                raise ValueError("game/bot/seed")
-            session = cls(game_params=data["game"], human=SIDES.index(data["human_side"]),
-                          bot_spec=data["bot"], seed=data["seed"], **kwargs)
-            session.core = Core.from_bytes(session.config,
-                                           base64.b64decode(data["core"], validate=True))
-            _set_rng_state(session.rng, data["rng"])
-            events = data["events"]
-            if not isinstance(events, list) or not all(
-                    isinstance(e, dict) and isinstance(e.get("who"), str)
-                    and isinstance(e.get("text"), str) for e in events):
-                raise ValueError("events")
+            human = _field(data, "human_side", str)
+            if human not in SIDES:
+                raise _Bad("$.human_side", f"expected \"polish\" or \"german\", got "
+                           f"{describe_value(human)}")
+            try:
+                params = check_params(_field(data, "game", dict))
+            except ParameterError as err:
+                raise _Bad("$.game", str(err).removeprefix("wildhorn: ")) from None
+            bot = _field(data, "bot", str)
+            seed = _field(data, "seed", int)
+            try:
+                session = cls(game_params=params, human=SIDES.index(human), bot_spec=bot,
+                              seed=seed, **kwargs)
+            except WildhornError as err:
+                raise _Bad("$.game" if not isinstance(err, BotSpecError) else "$.bot",
+                           str(err)) from None
+            session.core = _core_field(session.config, data, "$.core", where)
+            _set_rng_state(session.rng, _rng_field(data, "$.rng"))
+            events = _field(data, "events", list)
+            for i, e in enumerate(events):  # "kind" and "details" are absent in older saves
+                if (not isinstance(e, dict) or not {"who", "text"} <= set(e)
+                        or not set(e) <= {"who", "text", "kind", "details"}
+                        or not isinstance(e["who"], str) or not isinstance(e["text"], str)
+                        or not isinstance(e.get("kind", ""), str)
+                        or not isinstance(e.get("details", {}), dict)):
+                    raise _Bad(f"$.events[{i}]", 'expected {"who": text, "text": text, '
+                               '"kind": text, "details": an object}')
             session.events = events
-            undo = data["undo"]
-            if not isinstance(undo, list):
-                raise ValueError("undo")
-            for snap in undo:  # every snapshot must restore
-                Core.from_bytes(session.config, base64.b64decode(snap["core"], validate=True))
-                random.Random().setstate((snap["rng"][0], tuple(snap["rng"][1]), snap["rng"][2]))
-                if not isinstance(snap["events"], int) or not 0 <= snap["events"] <= len(events):
-                    raise ValueError("undo events")
+            undo = _field(data, "undo", list)
+            for i, snap in enumerate(undo):  # every snapshot must restore
+                at = f"$.undo[{i}]"
+                if not isinstance(snap, dict) or set(snap) != {"core", "rng", "events"}:
+                    raise _Bad(at, 'expected {"core": ..., "rng": ..., "events": count}')
+                _core_field(session.config, snap, f"{at}.core", where)
+                _rng_field(snap, f"{at}.rng")
+                n = snap["events"]
+                if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(events):
+                    raise _Bad(f"{at}.events", f"expected an integer 0..{len(events)} (the "
+                               f"events so far), got {describe_value(n)}")
             session.undo_stack = undo
-        except SerializationError as err:
-            raise bad(str(err)) from None
-        except Exception as err:  # any malformed field
-            raise bad(f"malformed field ({type(err).__name__}: {err})") from None
+        except _Bad as err:
+            raise bad(f"{err.args[0]}: {err.args[1]}") from None
         session.shown_events = max(0, len(session.events) - EVENTS_SHOWN)
         return session
 

@@ -18,6 +18,7 @@ from solver.errors import (  # noqa: E402
 from solver.cards import load_card_set  # noqa: E402
 from solver._core import decode_action, encode_action  # noqa: E402
 from solver.game import WildhornGame, WildhornState, make_config  # noqa: E402
+from solver import state_io  # noqa: E402,F401  (registers the position checks of deserialize_state)
 
 __all__ = [
     "__version__", "load_card_set", "decode_action", "encode_action",

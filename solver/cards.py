@@ -42,8 +42,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from ._jsonio import JsonObject, pairs_hook
+from ._jsonio import JsonObject, find_problem, loads, read_bounded
 from .errors import CardSetError, ParameterError, describe_value, one_line, quote
+from .errors import label as short_label
 
 __all__ = [
     "FORMAT",
@@ -346,12 +347,13 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
         raw = os.fspath(source)
         if not isinstance(raw, str):
             raise ParameterError(f"card-set source must be a str path, got {raw!r}")
-        label = _one_line(raw)
+        label = short_label(raw)
         path = Path(raw)
+        def refuse(why: str) -> NoReturn:
+            raise CardSetError(f"{label}: {why}")
+
         try:
-            text = path.read_bytes().decode("utf-8-sig")
-        except OSError as exc:
-            raise CardSetError(f"{label}: cannot read the file: {exc.strerror or exc}") from None
+            text = read_bounded(path, refuse).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise CardSetError(f"{label}: not valid UTF-8 at byte {exc.start}") from None
     else:
@@ -367,15 +369,6 @@ def load_card_set(source: str | os.PathLike[str] = "default") -> CardSet:
 
 
 _Obj = JsonObject
-_pairs_hook = pairs_hook
-
-
-class _BadConstant(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise _BadConstant(f"{name} is not allowed in a card-set file")
 
 
 _one_line = one_line
@@ -385,7 +378,7 @@ _describe = describe_value
 
 def _child(path: str, key: str) -> str:
     """JSON path of member ``key`` of the object at ``path`` ("" is the root)."""
-    if _IDENT_RE.fullmatch(key):
+    if _IDENT_RE.fullmatch(key) and len(key) <= 40:  # a longer key is cut by _quote
         return f"{path}.{key}" if path else key
     return f"{path}[{_quote(key)}]"
 
@@ -459,13 +452,17 @@ class _Validator:
 
     def card_set(self, text: str, path: Path | None) -> CardSet:
         try:
-            data = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
+            data = loads(text)
         except json.JSONDecodeError as exc:
             self.fail(f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}")
-        except _BadConstant as exc:
-            self.fail("", f"not valid JSON: {exc}")
         except (ValueError, RecursionError) as exc:
             self.fail("", f"not valid JSON: {_one_line(str(exc))}")
+        problem = find_problem(data, duplicates=False)
+        if problem is not None:  # before any work on a huge array or object
+            where = ""
+            for part in problem[0]:
+                where = _item(where, part) if isinstance(part, int) else _child(where, part)
+            self.fail(where, problem[1])
 
         if not isinstance(data, dict):
             self.fail("", f"expected a JSON object, got {_describe(data)}")

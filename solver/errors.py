@@ -6,6 +6,7 @@ and carry a one-line message that says what was wrong and where.
 
 from __future__ import annotations
 
+import json
 import re
 
 __all__ = [
@@ -65,11 +66,27 @@ def one_line(text: str) -> str:
                    for ch in text)
 
 
-def quote(text: object) -> str:
-    """A string as JSON writes it, on one line: ``"PL99"``."""
-    import json
+_LABEL_LIMIT = 160
 
-    return one_line(json.dumps(str(text), ensure_ascii=False))
+
+def label(name: object) -> str:
+    """A file name for the head of a message: one line, and a name longer
+    than 160 characters shortened in the middle (its folder and its end)."""
+    text = one_line(str(name))
+    if len(text) > _LABEL_LIMIT:
+        half = _LABEL_LIMIT // 2
+        return text[:half] + "..." + text[-half:]
+    return text
+
+
+def quote(text: object) -> str:
+    """A string as JSON writes it, on one line: ``"PL99"``; a text longer than
+    40 characters is cut there and ``...`` follows, so no message echoes a
+    huge value whole."""
+    text = str(text)
+    if len(text) > _TEXT_LIMIT:
+        return one_line(json.dumps(text[:_TEXT_LIMIT], ensure_ascii=False)) + "..."
+    return one_line(json.dumps(text, ensure_ascii=False))
 
 
 def describe_value(value: object) -> str:
@@ -83,12 +100,10 @@ def describe_value(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
-        if len(value) > _TEXT_LIMIT:
-            return quote(value[:_TEXT_LIMIT]) + "..."
         return quote(value)
     if isinstance(value, int) and abs(value) >= 10**_TEXT_LIMIT:
         return "a huge integer"
-    return one_line(repr(value))
+    return one_line(repr(value))[:_TEXT_LIMIT]
 
 
 _RULING = re.compile(r"\b([RD])([1-9][0-9]?)[a-g]?\b")

@@ -54,7 +54,8 @@ from solver._core import (
     tensor_pieces,
 )
 from solver.cards import default_card_set_path, load_card_set
-from solver.errors import IllegalActionError, ParameterError, SerializationError
+from solver.errors import (IllegalActionError, ParameterError, SerializationError,
+                           WildhornError, describe_value, quote)
 
 GAME_NAME = "wildhorn"
 
@@ -121,18 +122,53 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
+# Ranges of the integer parameters (-1: as the variant says).  The core
+# checks them against the card set too (turns at most the Rocket cards).
+PARAM_RANGES: dict[str, tuple[int, int]] = {
+    "turns": (1, 8), "draw": (0, CARDS_PER_SIDE), "dice": (1, 60), "redraw": (0, 1),
+}
+
+
+def check_params(params: Any) -> dict[str, Any]:
+    """``params`` checked before anything is built from them: known names,
+    text where text is expected, and each integer parameter an integer
+    (``True`` and ``4.0`` are refused, as everywhere in the package) that
+    is -1 or in its range.  Returns a plain dict; raises ParameterError
+    naming the parameter.  Call it before ``pyspiel.load_game``, whose
+    own conversion fails with a traceback for numbers beyond 32 bits."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ParameterError(f"wildhorn: parameters: expected an object, got "
+                             f"{describe_value(params)}")
+    out = {}
+    for key, value in params.items():
+        if key not in _DEFAULT_PARAMS:
+            raise ParameterError(f"wildhorn: unknown parameter {quote(key)} (known: "
+                                 f"{', '.join(_DEFAULT_PARAMS)})")
+        if key in PARAM_RANGES:
+            lo, hi = PARAM_RANGES[key]
+            if (isinstance(value, bool) or not isinstance(value, int)
+                    or not (value == -1 or lo <= value <= hi)):
+                raise ParameterError(f"wildhorn: {key}: expected an integer {lo}..{hi} (or -1 "
+                                     f"for the variant's value), got {describe_value(value)}")
+        elif not isinstance(value, str):
+            raise ParameterError(f"wildhorn: {key}: expected text, got {describe_value(value)}")
+        elif len(value) > 4096 or "\0" in value:
+            raise ParameterError(f"wildhorn: {key}: expected at most 4096 characters of text "
+                                 "without NUL, got " + describe_value(value))
+        out[key] = value
+    return out
+
+
 def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
     """Merges game parameters with their variant; raises ParameterError."""
     merged = dict(_DEFAULT_PARAMS)
-    for key, value in (params or {}).items():
-        if key not in _DEFAULT_PARAMS:
-            raise ParameterError(
-                f"wildhorn: unknown parameter {key!r} (known: {', '.join(_DEFAULT_PARAMS)})")
-        merged[key] = value
+    merged.update(check_params(params))
     variant = merged["variant"]
     if variant not in VARIANTS:
         raise ParameterError(
-            f"wildhorn: variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+            f"wildhorn: variant: expected one of {', '.join(VARIANTS)}, got {quote(variant)}")
     out = dict(VARIANTS[variant])
     for key in ("turns", "draw", "dice", "redraw"):
         if int(merged[key]) >= 0:
@@ -142,12 +178,19 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
             out["rockets"] = [int(v) for v in _split(merged["rockets"])]
         except ValueError:
             raise ParameterError(
-                f"wildhorn: rockets: expected comma-separated integers, got {merged['rockets']!r}"
+                f"wildhorn: rockets: expected comma-separated integers, got {describe_value(merged['rockets'])}"
             ) from None
     if merged["cards"]:
         out["cards"] = _split(merged["cards"])
+        for number in out["cards"]:
+            _card_number("cards", number)
     if merged["setup"]:
         out["setup"] = _pairs("setup", merged["setup"], str)
+        for number, place in out["setup"].items():
+            _card_number("setup", number)
+            if place not in _PLACES:
+                raise ParameterError(f"wildhorn: setup: {number}: expected "
+                                     f"{', '.join(_PLACES)}, got {describe_value(place)}")
     if merged["start_fragments"]:
         out["start_fragments"] = _pairs("start_fragments", merged["start_fragments"], int)
     out["card_set"] = merged["card_set"]
@@ -156,6 +199,16 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 _CONFIGS: dict[tuple, CoreConfig] = {}
+_PLACES = ("hand", "deck", "forest", "periphery", "base")
+_CARD_NUMBER = re.compile(r"(PL|DE)[0-9]{2}")
+
+
+def _card_number(name: str, text: str) -> None:
+    """Card numbers of parameters look like card numbers (the card set says
+    which exist), so that no message echoes a long text."""
+    if not _CARD_NUMBER.fullmatch(text):
+        raise ParameterError(f"wildhorn: {name}: expected card numbers such as PL04 or DE17, "
+                             f"got {describe_value(text)}")
 
 
 def _split(text: Any) -> list[str]:
@@ -169,11 +222,11 @@ def _pairs(name: str, text: str, kind) -> dict[str, Any]:
     for item in _split(text):
         key, sep, value = item.strip().partition(":")
         if not sep or not key.strip() or not value.strip():
-            raise ParameterError(f"wildhorn: {name}: expected key:value pairs, got {item.strip()!r}")
+            raise ParameterError(f"wildhorn: {name}: expected key:value pairs, got {describe_value(item.strip())}")
         try:
             out[key.strip()] = kind(value.strip())
         except ValueError:
-            raise ParameterError(f"wildhorn: {name}: bad value in {item.strip()!r}") from None
+            raise ParameterError(f"wildhorn: {name}: bad value in {describe_value(item.strip())}") from None
     return out
 
 
@@ -205,7 +258,7 @@ def make_config(params: dict[str, Any] | None = None) -> CoreConfig:
 def _mtime(path: str) -> float | None:
     try:
         return os.stat(path).st_mtime
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return None  # load_card_set reports the problem
 
 
@@ -284,10 +337,23 @@ class WildhornGame(pyspiel.Game):
             raw = base64.b64decode(text[len(_SER_PREFIX):].strip(), validate=True)
         except (ValueError, TypeError):
             raise SerializationError("serialized state: not valid base64") from None
-        return self.state_from_core(Core.from_bytes(self.core_config, raw))
+        core = Core.from_bytes(self.core_config, raw)
+        for check in POSITION_CHECKS:
+            try:
+                check(core, "serialized state")
+            except WildhornError as err:
+                raise SerializationError(f"an impossible position: {err}") from None
+        return self.state_from_core(core)
 
 
 _SER_PREFIX = "wildhorn-state/1 "
+
+POSITION_CHECKS: list = []
+"""Checks a deserialized position must pass besides the core's own range
+checks, each ``check(core, source)`` raising a WildhornError.  The
+state-file invariants (``solver.state_io.check_position``) register here
+when solver.state_io is imported, which ``import solver`` does; this
+module cannot import it (state_io builds on it)."""
 
 
 class WildhornState(pyspiel.State):

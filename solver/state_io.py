@@ -68,8 +68,20 @@ decides each window, the acting card's ability and zone, dice and
 modifiers so far); the chain count is at most what Volunteers and
 Motorized Column can give (R10, R12); and the player to move really has a
 choice (the engine applies a single option at once and skips windows with
-nothing to play, R29, R30).  Whatever ``Core.from_fields`` still refuses
-comes back as a StateFormatError too, with the nearest JSON path.
+nothing to play, R29, R30).  Before any action of a turn (the redraw and
+V-2 steps) every card on the table is fresh and no Hidden Fragments card is
+in play (R8), and in turn 1 the table, the cards gone and the fragments are
+the game's setup; the modifiers are explained by the Good Luck, Bad Luck and
+Assistance cards played (R18); Operation Wildhorn III in play holds a
+fragment, each Hidden Fragments card 1 or 2.  Whatever ``Core.from_fields``
+still refuses comes back as a StateFormatError too, with the nearest JSON
+path.  The list, for people who own the game: ``docs/position-invariants.md``.
+
+Files are read bounded (``solver._jsonio``): a regular file of at most 1 MB,
+JSON without NaN or infinities, no array or object larger than any state
+has; an integer is written without a fraction (``2.0`` is refused).
+``check_position(state)`` applies the same checks to a position from both
+players' views (for saves, ``apps.play``).
 """
 
 from __future__ import annotations
@@ -88,10 +100,12 @@ import pyspiel
 
 from solver._core import CARDS_PER_SIDE, Core
 from solver.cards import default_card_set_path, load_card_set
-from solver._jsonio import JsonObject, pairs_hook
+from solver._jsonio import (MAX_FILE_BYTES, find_problem, loads, read_bounded,
+                            read_text_bounded)
+from solver.errors import label as short_label
 from solver.errors import (ParameterError, StateFormatError, WildhornError, describe_value,
                            one_line, quote)
-from solver.game import VARIANTS, WildhornState, make_config
+from solver.game import POSITION_CHECKS, VARIANTS, WildhornState, make_config
 
 __all__ = [
     "FORMAT",
@@ -99,6 +113,7 @@ __all__ = [
     "SIDES",
     "STEPS",
     "dump",
+    "check_position",
     "dumps",
     "from_json",
     "load",
@@ -191,7 +206,7 @@ def _path(parts) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENT_RE.match(part):
+        elif _IDENT_RE.match(part) and len(part) <= 40:  # a longer key is cut by _q
             out += f".{part}"
         else:
             out += f"[{_q(part)}]"
@@ -237,10 +252,20 @@ def _inline(node: Any, defs: dict) -> Any:
     return out
 
 
+def _is_integer(checker, instance) -> bool:
+    """The one rule for numbers: an integer is written without a fraction or
+    exponent; ``2.0`` is a float, refused wherever an integer is expected
+    (as in card sets, saves and game parameters)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
     full = schema()
-    return jsonschema.Draft202012Validator(_inline(full, full.get("$defs", {})))
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
+    return strict(_inline(full, full.get("$defs", {})))
 
 
 # --------------------------------------------------------------------------
@@ -437,35 +462,13 @@ def to_json(state: Any, player: Any) -> dict:
 # --------------------------------------------------------------------------
 
 
-_Obj = JsonObject
-_pairs_hook = pairs_hook
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _find_duplicate(value: Any, parts: list) -> list | None:
-    if isinstance(value, _Obj) and value.duplicate is not None:
-        return parts + [value.duplicate]
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return None
-    for key, child in items:
-        found = _find_duplicate(child, parts + [key])
-        if found is not None:
-            return found
-    return None
 
 
 class _Reader:
     """Checks one state object; every failure is one StateFormatError line."""
 
     def __init__(self, label: str) -> None:
-        self.label = _one_line(label)
+        self.label = short_label(label)
 
     def fail(self, path: str, message: str) -> NoReturn:
         raise StateFormatError(f"{self.label}: {path}: {_one_line(message)}")
@@ -478,18 +481,26 @@ class _Reader:
                 text = bytes(text).decode("utf-8-sig")
             except UnicodeDecodeError as exc:
                 self.fail("$", f"not valid JSON: not UTF-8 text (byte {exc.start})")
+        if len(text) > MAX_FILE_BYTES:
+            self.fail("$", f"the text has {len(text)} characters, more than the {MAX_FILE_BYTES} "
+                      "read at most")
         try:
-            data = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
+            data = loads(text)
         except json.JSONDecodeError as exc:
             self.fail("$", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
         except (ValueError, RecursionError) as exc:
             self.fail("$", f"not valid JSON: {exc}")
-        dup = _find_duplicate(data, [])
-        if dup is not None:
-            self.fail(_path(dup), "duplicate key in the same object")
         return data
 
+    def bounded(self, data: Any) -> None:
+        """Repeated keys, arrays and objects larger than any state has, and
+        deep nesting are refused before the schema looks at the data."""
+        problem = find_problem(data)
+        if problem is not None:
+            self.fail(_path(problem[0]), problem[1])
+
     def structure(self, data: Any) -> None:
+        self.bounded(data)
         if not isinstance(data, dict):
             self.fail("$", f"expected a JSON object (a state file), got {_describe(data)}")
         if "format" not in data:
@@ -520,9 +531,14 @@ class _Reader:
         except WildhornError as err:
             text = str(err).removeprefix("wildhorn: ")
             name, _, rest = text.partition(":")
-            if name in schema()["properties"]["game"]["properties"] and rest.strip():
+            written = data.get("game", {})
+            name = {"fragments": "start_fragments"}.get(name, name)  # the core's word
+            if name in written and rest.strip():
                 self.fail(f"$.game.{name}", rest.strip())
-            self.fail("$.game", text)
+            # A key the file does not have: the card set gave the value.
+            if source != "default":
+                self.fail("$.card_set", f"this card set does not fit the game: {text}")
+            self.fail("$.game" if written else "$", text)
 
 
 def _schema_message(err: jsonschema.ValidationError) -> tuple[str, str]:
@@ -576,7 +592,8 @@ def _schema_message(err: jsonschema.ValidationError) -> tuple[str, str]:
         return where, "expected a non-empty string"
     if v == "propertyNames":
         return where, f'expected card numbers such as "PL04" as keys, got {_describe(inst)}'
-    return where, err.message
+    message = err.message  # jsonschema's own words, which may quote the value: cut
+    return where, message if len(message) <= 120 else message[:120] + "..."
 
 
 # --------------------------------------------------------------------------
@@ -614,21 +631,42 @@ def load(source: str | os.PathLike | IO, seed: int = 0) -> WildhornState:
     if hasattr(source, "read"):
         name = getattr(source, "name", None)
         label = name if isinstance(name, str) else "state"
-        text = source.read()
+        text = read_text_bounded(source, lambda why: _Reader(str(label)).fail("$", why))
         base = Path(name).parent if isinstance(name, str) else None
     else:
         if not isinstance(source, (str, os.PathLike)):
             raise ParameterError(f"load: expected a path or a file, got {type(source).__name__}")
         label = os.fspath(source)
-        try:
-            text = Path(source).read_bytes()
-        except OSError as exc:
-            raise StateFormatError(
-                f"{_one_line(str(label))}: $: cannot read the file: {exc.strerror or exc}") from None
+        text = read_bounded(source, lambda why: _Reader(str(label)).fail("$", why))
         base = Path(source).parent
     if not isinstance(text, (str, bytes, bytearray)):
         raise ParameterError("load: the file gave neither text nor bytes")
     return from_json(text, seed, source=str(label), base_dir=base)
+
+
+def check_position(state: Any, source: str = "position") -> None:
+    """Raises StateFormatError unless ``state`` (a WildhornState or Core, say
+    one read back from a save) passes every check a state file gets, from
+    the view of each player: the same invariants, so a corrupt position
+    (the German hand empty in turn 2 with a full deck, an exhausted card at
+    the redraw) is refused like a file.  Steps with no file form (the draw,
+    the end of the game) are not checked.  The decision check of R29/R30 is
+    not made, so that the raw single-option positions of ``play --ask-all``
+    pass.  The message is ``<source> (<side> view): <JSON path>: ...``."""
+    core = _core_of(state)
+    if core.phase not in STEPS:
+        return
+    for p in (0, 1):
+        r = _Reader(f"{source} ({SIDES[p]} view)")
+        try:
+            data = to_json(core, p)
+        except ParameterError as err:
+            r.fail("$", str(err))
+        r.structure(data)
+        _Check(r, data, core.config).check()
+
+
+POSITION_CHECKS.append(check_position)  # game.deserialize_state refuses what a file would
 
 
 def dumps(state: Any, player: Any) -> str:
@@ -688,15 +726,21 @@ class _Check:
         self.r.fail(path, message)
 
     def position(self, seed: int) -> Core:
+        self.check()
+        return self.build(seed)
+
+    def check(self) -> None:
+        """Every rules-level check of the file (R29/R30 aside, see build)."""
         self.basics()
         self.rockets()
         self.cards()
         self.fragments()
+        self.between_turns()
         self.hands()
         self.redraw()
         self.chain()
+        self.events_fragments()
         self.engine_pending = None if self.pend is None else self.pending()
-        return self.build(seed)
 
     # -- the parts of the file ------------------------------------------------
 
@@ -813,6 +857,63 @@ class _Check:
         if frag["wildhorn"] and "operation_wildhorn" not in self.effects_in_play:
             self.fail("$.fragments.wildhorn", "expected 0: Operation Wildhorn III is not in "
                       f"events_in_play (R21), got {frag['wildhorn']}")
+
+    def between_turns(self) -> None:
+        """R8 and the setup: the redraw and V-2 steps come before any action of
+        the turn, so the table is as the end of the last turn left it (every
+        card fresh, Hidden Fragments gone with its fragments, R8), and in
+        turn 1 exactly as the game began."""
+        if self.step not in ("redraw", "rocket"):
+            return
+        when = f"in the {self.step} step, before any action of turn {self.turn}"
+        for i, (c, zone, exhausted) in enumerate(self.table):
+            if exhausted:
+                self.fail(f"$.table[{i}].exhausted", f"expected false {when}: every card is "
+                          "refreshed at the end of a turn (R8)")
+        for i, c in enumerate(self.events):
+            if c.type.effect == "hidden_fragments":
+                self.fail(f"$.events_in_play[{i}]", f"{_title(c)} leaves play at the end of the "
+                          f"turn it is played (R8), so it is not in play {when}")
+        if self.turn != 1:
+            return
+        setup = dict(self.cfg.key[7])
+        for i, (c, zone, _) in enumerate(self.table):
+            if setup.get(c.number) != zone:
+                began = setup.get(c.number) or ("hand" if c.start else "deck")
+                self.fail(f"$.table[{i}]", f"{_title(c)} began in the {began}, and {when} "
+                          "nothing has moved (the table is as the game set it up, R3)")
+        shown = {c.number for c, _, _ in self.table}
+        for number, zone in sorted(setup.items()):
+            if zone in ZONES and number not in shown:
+                self.fail("$.table", f"{number} began in the {zone}, and {when} nothing has "
+                          "moved: list it on the table (R3)")
+        for key in ("gone", "events_in_play"):
+            if self.data.get(key):
+                self.fail(f"$.{key}[0]", f"expected no card {when}: nothing has been played "
+                          "or destroyed yet")
+        start = dict(self.cfg.key[8])
+        for key in FRAGMENT_KEYS:
+            if self.data["fragments"][key] != start.get(key, 0):
+                self.fail(f"$.fragments.{key}", f"expected {start.get(key, 0)} {when}: the "
+                          "fragments are where the game placed them (the first Rocket card "
+                          "comes at the V-2 step, R6)")
+
+    def events_fragments(self) -> None:
+        """R20, R21: the fragments the events in play hold."""
+        frag = self.data["fragments"]
+        wildhorn = [c for c in self.events if c.type.effect == "operation_wildhorn"]
+        if wildhorn and not frag["wildhorn"]:
+            self.fail("$.fragments.wildhorn", f"expected at least 1: {_title(wildhorn[0])} "
+                      "needs a fragment on the Forest card (R13) and moved every one onto "
+                      "itself, where none can be taken (R17, R21)")
+        hidden = [c for c in self.events if c.type.effect == "hidden_fragments"]
+        choosing = int(self.kind == "hidden_fragments" and self.step == "number")
+        lo, hi = len(hidden) - choosing, 2 * (len(hidden) - choosing)
+        if hidden and not lo <= frag["hidden"] <= hi:
+            now = " (the one being played holds none yet)" if choosing else ""
+            self.fail("$.fragments.hidden", f"expected {lo}..{hi}: each Hidden Fragments card "
+                      f"in play holds the 1 or 2 fragments it moved until the end of the turn "
+                      f"(R8, R20){now}, got {frag['hidden']}")
 
     def hands(self) -> None:
         """R3, R5, R26: the decks hold what the draws so far left in them."""
@@ -1145,6 +1246,7 @@ class _Check:
         if mods[1] and kind != "attack":
             self.fail("$.pending.modifiers[1]", "expected 0: only an attack has a second roll "
                       "(R18)")
+        self.modifiers_played(kind, actor, number, defender if escorted else None, dice, mods)
         if step == "nurses" and passes != closed:
             self.fail("$.pending.window_passes", "expected 0: the modifier window, if any, "
                       "has closed (R18)")
@@ -1164,6 +1266,33 @@ class _Check:
                 "defender": index(defender) if named else -1,
                 "zone": zone, "dice": list(dice), "modifiers": list(mods),
                 "window_passes": passes, "escorted": bool(escorted)}
+
+    def modifiers_played(self, kind, actor, acting, escort, dice, mods) -> None:
+        """R18: each modifier is explained by cards played: Good Luck (+2 to
+        your roll) and Bad Luck (-2 to the enemy's) are gone once played,
+        Assistance (+1) exhausts a card of yours on the table."""
+        if not dice and any(mods):
+            self.fail("$.pending.modifiers", "expected [0, 0]: no die was rolled, so no "
+                      "modifier window opened (R15c, R18)")
+        for k in (0, 1) if kind == "attack" else (0,):
+            side = actor if k == 0 else 1 - actor
+            good = sum(1 for c in self.gone if c.side_id == side and c.type.effect == "good_luck")
+            bad = sum(1 for c in self.gone if c.side_id != side and c.type.effect == "bad_luck")
+            assist = sum(1 for c, _, exh in self.table if c.side_id == side and exh
+                         and "assistance" in c.type.abilities
+                         and c.number not in (acting, escort))
+            lo, hi = -2 * bad, 2 * good + assist
+            whose = "attacker's" if k == 0 and kind == "attack" else (
+                "defender's" if k == 1 else "actor's")
+            why = (f"the {SIDES[side]} side has {good} Good Luck gone (+2 each) and {assist} "
+                   f"exhausted card{'s' * (assist != 1)} with Assistance (+1 each), the "
+                   f"{SIDES[1 - side]} side {bad} Bad Luck gone (-2 each) (R18)")
+            if not lo <= mods[k] <= hi:
+                self.fail(f"$.pending.modifiers[{k}]", f"expected {lo}..{hi} on the {whose} roll: "
+                          f"{why}, got {mods[k]}")
+            if not assist and mods[k] % 2:
+                self.fail(f"$.pending.modifiers[{k}]", f"expected an even number on the {whose} "
+                          f"roll: only Assistance gives an odd one and {why}, got {mods[k]}")
 
     # -- the position -----------------------------------------------------------
 

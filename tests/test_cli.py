@@ -1,9 +1,13 @@
 """The command line, run as a user runs it (a subprocess)."""
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, timeout=300):
@@ -59,3 +63,18 @@ def test_unwritable_output_is_a_clear_error(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert blocker.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("args", [["schema"], ["advise", "examples/polish-opening.json",
+                                               "--iterations", "20"]])
+def test_a_closed_stdout_ends_quietly_with_141(args):
+    """``advise ... | head`` once head has gone: no "error: Broken pipe", exit 141."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes
+    try:
+        r = subprocess.run([sys.executable, "-m", "apps.cli", *args], stdout=write_end,
+                           stderr=subprocess.PIPE, text=True, timeout=300, cwd=ROOT)
+    finally:
+        os.close(write_end)
+    assert r.returncode == 141, r.stderr
+    assert r.stderr == ""

@@ -25,6 +25,7 @@ from solver._core import Core, encode_action
 from solver.cards import default_card_set_path
 from solver.errors import ParameterError, StateFormatError
 from solver.game import make_config
+from playouts import playout, spots
 
 HERE = Path(__file__).resolve().parent
 BAD_STATES = HERE / "data" / "bad_states"
@@ -44,16 +45,9 @@ def _positions(params, seeds, rate=_SPREAD, other=0.5):
     cfg = make_config(params)
     for seed in seeds:
         rng = random.Random(seed)
-        core = Core(cfg)
-        while not core.is_terminal():
+        for core in playout(cfg, rng):
             if core.phase in state_io.STEPS and rng.random() < rate.get(core.phase, other):
                 yield seed, core.copy()
-            if core.is_chance():
-                outcomes = core.chance_outcomes()
-                action = rng.choices([a for a, _ in outcomes], [w for _, w in outcomes])[0]
-            else:
-                action = rng.choice(core.legal_actions())
-            core.apply(action)
 
 
 def _hidden_from(core, player):
@@ -254,13 +248,7 @@ _ODD_VALUES = [None, True, False, 0, 1, 2, -1, 7, 99, 10**50, 1.5, "", "PL01", "
                "forest", "base", "german", "attack", "modifiers", [], ["PL01"], {}, {"a": 1}]
 
 
-def _spots(node):
-    """(container, key) of every value inside ``node``."""
-    children = node.items() if isinstance(node, dict) else enumerate(node)
-    for key, child in list(children):
-        yield node, key
-        if isinstance(child, (dict, list)):
-            yield from _spots(child)
+_spots = spots
 
 
 def _mutated(obj, rng):
