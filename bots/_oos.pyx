@@ -23,7 +23,7 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
   ``1 / q_i(h)``, q_i the product of i's sampling probabilities above h.
 * The tree grows by one node per iteration (the first information state not
   in it, whose action is then drawn from its current strategy); from
-  there the playout policy of ``bots._ismcts`` (``rollout=informed`` or
+  there the playout policy of ``bots._searchtree`` (``rollout=informed`` or
   ``random``) finishes the game, and its result is the frontier value, as in
   ``oos.cc``.  Past the node cap (``nodes=``) no node is added.
 * Warm start (``prior=``, default 300; 0 turns it off): a new node's
@@ -98,37 +98,31 @@ objects.
 
 from libc.math cimport sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from bots._budget import run_budget, win_probabilities
-from bots._ismcts cimport playout
-from bots._ismcts import ROLLOUTS
-from bots._policy cimport heuristic_ties
-from bots._keytable cimport (
-    KeyTable, grow_array, table_bytes, table_clear, table_find, table_free, table_init,
-    table_insert,
+from bots._searchtree cimport (
+    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_FOUND, NODE_OUT_OF_MEMORY,
+    PATH_CAP, EdgeHead, IterationStatus, Lookup, Node, Tree, TreeSearch, playout,
+    preferred_edges, start_world, tree_bytes, tree_clear, tree_descend,
 )
+from bots._searchtree import ROLLOUTS
 from solver._core cimport (
-    NUM_ACTIONS, Config, Core, Rng, State, apply_action_n, current_player, info_hash,
-    is_chance, is_terminal, legal_actions, resample, rng_seed, rng_unit, sample_chance,
+    NUM_ACTIONS, Config, Core, State, apply_action_n, current_player, is_chance,
+    is_terminal, rng_unit,
 )
 
 
 ctypedef struct Edge:
-    int32_t action             # action id
-    uint32_t visits            # iterations that sampled it here
+    EdgeHead h                 # action id and visits (iterations that sampled it here)
     double regret              # cumulative regret (importance-weighted)
     double avg                 # cumulative strategy (unnormalised average strategy)
     double baseline            # running mean of the value after it, for the node's player
 
 
-ctypedef struct Node:
-    uint64_t key               # information-state hash of the player to move
-    int32_t first              # index of its first edge in the edge pool
-    int32_t count              # edges (legal actions)
-    uint32_t visits            # iterations through this node
-    int32_t player             # player to move here
+cdef inline Edge* _edges(Tree* t) noexcept nogil:
+    """The edge pool as OOS edges (re-read after a node is added)."""
+    return <Edge*>t.edges
 
 
 ctypedef struct Step:
@@ -140,11 +134,10 @@ ctypedef struct Step:
 
 
 cdef enum:
-    PATH_CAP = 4096            # tree depth of one iteration at most
     BASELINE_SPAN = 1000       # a baseline averages about this many recent samples at most
 
 
-cdef class OOS:
+cdef class OOS(TreeSearch):
     """An online outcome-sampling MCCFR searcher for one game configuration.
 
     ``epsilon``: exploration at the update player's nodes; ``max_nodes``: the
@@ -155,21 +148,14 @@ cdef class OOS:
     or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``prior``:
     the initial regret of the heuristic's choices at a new node (0: none); ``seed``:
     the searcher's random stream (same seed and iteration budget, same
-    result).
+    result).  The tree, its node cap and its hash-collision policy are
+    bots._searchtree's.
     """
-    cdef Node* nodes
-    cdef Edge* edges
-    cdef KeyTable table            # information-state key -> node index
-    cdef int32_t n_nodes, cap_nodes, n_edges, cap_edges
-    cdef readonly int max_nodes
     cdef readonly double epsilon
     cdef readonly double threshold
-    cdef readonly int rollout
     cdef readonly bint linear
     cdef readonly bint plus
     cdef readonly bint use_baseline
-    cdef readonly double prior     # warm start: initial regret of the heuristic's choices at a new node
-    cdef Rng rng
     cdef long long done            # iterations since the tree was last cleared (linear averaging's clock)
     cdef int32_t root_node         # tree node of the current search's root (-1 until it exists)
     cdef long long start           # ``done`` when the current search began
@@ -178,12 +164,6 @@ cdef class OOS:
     cdef double awu[NUM_ACTIONS]
     cdef double aw2[NUM_ACTIONS]
     cdef Step path[PATH_CAP]
-
-    def __cinit__(self):
-        self.nodes = NULL
-        self.edges = NULL
-        self.table.keys = NULL
-        self.table.index = NULL
 
     def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
@@ -207,32 +187,18 @@ cdef class OOS:
             raise ValueError(f"baseline: expected mean or none, got {baseline!r}")
         self.use_baseline = baseline == "mean"
         self.epsilon = epsilon
-        self.max_nodes = max_nodes
         self.threshold = threshold
         self.rollout = ROLLOUTS[rollout]
         self.linear = weighting == "linear"
         self.plus = regret == "rm+"
-        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        self.cap_nodes = 1024
-        self.cap_edges = 16384
-        self.nodes = <Node*>malloc(self.cap_nodes * sizeof(Node))
-        self.edges = <Edge*>malloc(self.cap_edges * sizeof(Edge))
-        if self.nodes == NULL or self.edges == NULL or table_init(&self.table, 2048) < 0:
-            raise MemoryError()
+        self._init_tree(sizeof(Edge), max_nodes, seed)
         self.reset()
-
-    def __dealloc__(self):
-        free(self.nodes)
-        free(self.edges)
-        table_free(&self.table)
 
     def reset(self):
         """Forgets the tree and the value sums (a new search starts from scratch)."""
-        self.n_nodes = 0
-        self.n_edges = 0
+        tree_clear(&self.tree)
         self.done = 0
         self._clear_sums()
-        table_clear(&self.table)
 
     cdef void _clear_sums(self) noexcept:
         """Forgets the value estimator's sums (per search, even when the tree is kept)."""
@@ -244,38 +210,11 @@ cdef class OOS:
 
     # ---- the tree ------------------------------------------------------------
 
-    cdef int32_t _add(self, uint64_t key, int player, const int* acts, int n) noexcept nogil:
-        """A new node for ``key`` with edges for ``acts``; -1 if memory fails."""
-        cdef int32_t i = self.n_nodes
-        cdef int k
-        if grow_array(<void**>&self.nodes, &self.cap_nodes, i + 1, sizeof(Node)) < 0 \
-                or grow_array(<void**>&self.edges, &self.cap_edges, self.n_edges + n,
-                              sizeof(Edge)) < 0 \
-                or table_insert(&self.table, key, i) < 0:
-            return -1
-        self.n_nodes += 1
-        self.nodes[i] = Node(key=key, first=self.n_edges, count=n, visits=0, player=player)
-        for k in range(n):
-            self.edges[self.n_edges + k] = Edge(action=acts[k], visits=0, regret=0.0, avg=0.0,
-                                                baseline=0.0)
-        self.n_edges += n
-        return i
-
-    cdef bint _matches(self, int32_t node, const int* acts, int n) noexcept nogil:
-        """True if the node's edges are exactly ``acts`` (else a hash collision)."""
-        cdef int k
-        if self.nodes[node].count != n:
-            return False
-        for k in range(n):
-            if self.edges[self.nodes[node].first + k].action != acts[k]:
-                return False
-        return True
-
     cdef void _strategy(self, int32_t node, double* sigma) noexcept nogil:
         """The current strategy at ``node``: regret matching (uniform when no
         regret is positive)."""
-        cdef Edge* e = &self.edges[self.nodes[node].first]
-        cdef int k, n = self.nodes[node].count
+        cdef Edge* e = &_edges(&self.tree)[self.tree.nodes[node].first]
+        cdef int k, n = self.tree.nodes[node].count
         cdef double total = 0.0
         for k in range(n):
             if e[k].regret > 0.0:
@@ -288,52 +227,36 @@ cdef class OOS:
 
     # ---- one iteration ------------------------------------------------------
 
-    cdef int _iterate(self, const Config* c, const State* root, int searcher, int update,
-                      double weight) noexcept nogil:
+    cdef IterationStatus _iterate(self, const Config* c, const State* root, int searcher,
+                                  int update, double weight, int* winner) noexcept nogil:
         """One outcome-sampling iteration updating the regrets of ``update``;
-        returns the winner, or -2 if memory ran out."""
+        its winner in ``*winner``."""
         cdef State s = root[0]
         cdef int buf[NUM_ACTIONS]
         cdef int pref[NUM_ACTIONS]
         cdef double sigma[NUM_ACTIONS]
-        cdef int n = 0, p, depth = 0, winner, k, pick, d, j, n_pref
+        cdef int n, p, depth = 0, k, pick, d, n_pref
         cdef int32_t node
-        cdef uint64_t key
+        cdef Lookup found = NODE_FOUND
         cdef Node* nd
         cdef Edge* e
-        cdef bint expanded = False
         cdef double u[NUM_ACTIONS]
         cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
-        resample(c, &s, searcher, &self.rng)
-        if not is_chance(&s) and not is_terminal(&s):
-            n = legal_actions(c, &s, buf)
-        while not is_terminal(&s):
-            if is_chance(&s):
-                n = apply_action_n(c, &s, sample_chance(c, &s, &self.rng), buf)
-                continue
-            if expanded or depth >= PATH_CAP:
-                break
+        n = start_world(c, &s, searcher, &self.rng, buf)
+        while found != NODE_ADDED and depth < PATH_CAP:
+            found = tree_descend(&self.tree, c, &s, buf, &n, &self.rng, &node)
+            if found == NODE_OUT_OF_MEMORY:
+                return ITERATION_OUT_OF_MEMORY
+            if found != NODE_FOUND and found != NODE_ADDED:
+                break  # the game ended, the tree is full, or a collision: play out
+            if found == NODE_ADDED and self.prior > 0.0:
+                # warm start: regret matching first plays what the heuristic prefers
+                n_pref = preferred_edges(c, &s, buf, n, pref)
+                for k in range(n_pref):
+                    _edges(&self.tree)[self.tree.nodes[node].first + pref[k]].regret = self.prior
             p = current_player(&s)
-            key = info_hash(c, &s, p)
-            node = table_find(&self.table, key)
-            if node < 0:
-                if self.n_nodes >= self.max_nodes:
-                    break
-                node = self._add(key, p, buf, n)
-                if node < 0:
-                    return -2
-                expanded = True
-                if self.prior > 0.0:
-                    # warm start: regret matching first plays what the heuristic prefers
-                    n_pref = heuristic_ties(c, &s, buf, n, pref)
-                    for j in range(n_pref):
-                        for k in range(n):
-                            if buf[k] == pref[j]:
-                                self.edges[self.nodes[node].first + k].regret = self.prior
-                                break
-            elif not self._matches(node, buf, n):
-                break  # a hash collision: play out from here
-            nd = &self.nodes[node]
+            nd = &self.tree.nodes[node]
+            e = &_edges(&self.tree)[nd.first]
             self._strategy(node, sigma)
             explore = self.epsilon if p == update else 0.0
             # sample from explore * uniform + (1 - explore) * sigma
@@ -355,7 +278,7 @@ cdef class OOS:
                 # stochastically weighted averaging: the other player's
                 # reach and chance cancel against their sampling
                 for k in range(n):
-                    self.edges[nd.first + k].avg += weight * sigma[k] / q
+                    e[k].avg += weight * sigma[k] / q
             self.path[depth].node = node
             self.path[depth].edge = nd.first + pick
             self.path[depth].sigma = sigma[pick]
@@ -364,15 +287,15 @@ cdef class OOS:
             if p == update:
                 q *= prob
             nd.visits += 1
-            self.edges[nd.first + pick].visits += 1
+            e[pick].h.visits += 1
             depth += 1
-            n = apply_action_n(c, &s, self.edges[nd.first + pick].action, buf)
-        winner = playout(c, &s, buf, n, self.rollout, &self.rng)
+            n = apply_action_n(c, &s, e[pick].h.action, buf)
+        winner[0] = playout(c, &s, buf, n, self.rollout, &self.rng)
         # bottom up: baseline-corrected values, regrets of the update player
-        v = 1.0 if winner == update else -1.0
+        v = 1.0 if winner[0] == update else -1.0
         for d in range(depth - 1, -1, -1):
-            nd = &self.nodes[self.path[d].node]
-            e = &self.edges[nd.first]
+            nd = &self.tree.nodes[self.path[d].node]
+            e = &_edges(&self.tree)[nd.first]
             pick = self.path[d].edge - nd.first
             sign = 1.0 if nd.player == update else -1.0
             self._strategy(self.path[d].node, sigma)
@@ -391,10 +314,10 @@ cdef class OOS:
                     if self.plus and e[k].regret < 0.0:
                         e[k].regret = 0.0
             e[pick].baseline += (sign * v - e[pick].baseline) / (
-                e[pick].visits if e[pick].visits < BASELINE_SPAN else BASELINE_SPAN)
+                e[pick].h.visits if e[pick].h.visits < BASELINE_SPAN else BASELINE_SPAN)
             v = v_h
         # the value estimator (see the module docstring)
-        x = 1.0 if winner == searcher else 0.0
+        x = 1.0 if winner[0] == searcher else 0.0
         w = weight * rho
         self.vw += w
         self.vwu += w * x
@@ -402,12 +325,12 @@ cdef class OOS:
         if depth > 0 and self.root_node < 0:
             self.root_node = self.path[0].node     # the root's information state: always first
         if depth > 0 and self.path[0].node == self.root_node:
-            k = self.path[0].edge - self.nodes[self.root_node].first
+            k = self.path[0].edge - self.tree.nodes[self.root_node].first
             w = weight * rho_below
             self.aw[k] += w
             self.awu[k] += w * x
             self.aw2[k] += w * w
-        return winner
+        return ITERATION_DONE
 
     # ---- the search -----------------------------------------------------------
 
@@ -436,15 +359,11 @@ cdef class OOS:
         """
         cdef int searcher
         cdef int32_t node = -1
-        cdef int acts[NUM_ACTIONS]
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
         searcher = current_player(&root.s)
-        if keep and 2 * self.n_nodes <= self.max_nodes:
-            node = table_find(&self.table, info_hash(&root.config.c, &root.s, searcher))
-            if node >= 0 and not self._matches(
-                    node, acts, legal_actions(&root.config.c, &root.s, acts)):
-                node = -1   # a hash collision, not the root's information set
+        if keep and 2 * self.tree.n_nodes <= self.tree.max_nodes:
+            node = self._state_node(root)   # -1 on a hash collision too
         if node < 0:
             self.reset()
         else:
@@ -454,26 +373,22 @@ cdef class OOS:
         done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
         return self._stats(root, searcher, done, seconds)
 
-    @property
-    def tree_size(self):
-        """Nodes in the tree now (kept between searches with ``keep``)."""
-        return self.n_nodes
-
     def _run(self, Core root, long long n):
         """``n`` more iterations from ``root`` without the GIL; returns n.
         The update player alternates, the searcher first."""
         cdef const Config* c = &root.config.c
         cdef int searcher = current_player(&root.s), winner = 0
         cdef long long k
+        cdef IterationStatus status = ITERATION_DONE
         with nogil:
             for k in range(n):
                 self.done += 1
-                winner = self._iterate(c, &root.s, searcher,
+                status = self._iterate(c, &root.s, searcher,
                                        <int>((searcher + self.done - self.start + 1) & 1),
-                                       <double>self.done if self.linear else 1.0)
-                if winner == -2:
+                                       <double>self.done if self.linear else 1.0, &winner)
+                if status == ITERATION_OUT_OF_MEMORY:
                     break
-        if winner == -2:
+        if status == ITERATION_OUT_OF_MEMORY:
             raise MemoryError("OOS: out of memory")
         return n
 
@@ -485,18 +400,17 @@ cdef class OOS:
         cdef int32_t root_node = self.root_node
         if root_node < 0:   # also when no iteration ran
             raise ValueError("OOS: no iteration reached the root")
-        n = self.nodes[root_node].count
-        e = &self.edges[self.nodes[root_node].first]
+        n = self.tree.nodes[root_node].count
+        e = &_edges(&self.tree)[self.tree.nodes[root_node].first]
         self._strategy(root_node, sigma)
         for k in range(n):
             avg_total += e[k].avg
         actions = []
         for k in range(n):
-            e = &self.edges[self.nodes[root_node].first + k]
-            avg = e.avg / avg_total if avg_total > 0 else sigma[k]
+            avg = e[k].avg / avg_total if avg_total > 0 else sigma[k]
             mean, ess = _weighted(self.aw[k], self.awu[k], self.aw2[k])
-            actions.append({"action": e.action, "average": avg, "current": sigma[k],
-                            "visits": e.visits, "value": mean,
+            actions.append({"action": e[k].h.action, "average": avg, "current": sigma[k],
+                            "visits": e[k].h.visits, "value": mean,
                             "stderr": sqrt(mean * (1 - mean) / ess) if ess > 1 else 1.0})
         top = max(a["average"] for a in actions)
         kept = [a["average"] if a["average"] >= min(self.threshold, top) else 0.0
@@ -509,33 +423,18 @@ cdef class OOS:
                 "strategy": {a["action"]: a["frequency"] for a in actions},
                 "value": value, "value_ci95": ci, "effective_samples": ess,
                 "iterations": done, "worlds": done, "seconds": seconds,
-                "nodes": self.n_nodes, "edges": self.n_edges,
-                "memory_bytes": self.cap_nodes * sizeof(Node) + self.cap_edges * sizeof(Edge)
-                                + table_bytes(&self.table) + sizeof(Step) * PATH_CAP}
+                "nodes": self.tree.n_nodes, "edges": self.tree.n_edges,
+                "memory_bytes": tree_bytes(&self.tree) + sizeof(Step) * PATH_CAP}
 
-    def node_stats(self, Core state):
-        """The average strategy at the tree node of ``state``'s player to
-        move, or None (used to read recommended replies later in an action's
-        resolution)."""
-        cdef int p, k
-        cdef int32_t node
-        cdef Edge* e
+    cdef list _edge_stats(self, int32_t node):
+        """Per edge its visits and average-strategy frequency."""
+        cdef Edge* e = &_edges(&self.tree)[self.tree.nodes[node].first]
+        cdef int k, n = self.tree.nodes[node].count
         cdef double total = 0.0
-        if is_terminal(&state.s) or is_chance(&state.s):
-            return None
-        p = current_player(&state.s)
-        node = table_find(&self.table, info_hash(&state.config.c, &state.s, p))
-        if node < 0:
-            return None
-        e = &self.edges[self.nodes[node].first]
-        for k in range(self.nodes[node].count):
+        for k in range(n):
             total += e[k].avg
-        out = []
-        for k in range(self.nodes[node].count):
-            e = &self.edges[self.nodes[node].first + k]
-            out.append({"action": e.action, "visits": e.visits,
-                        "frequency": e.avg / total if total > 0 else 0.0})
-        return {"player": p, "visits": self.nodes[node].visits, "actions": out}
+        return [{"action": e[k].h.action, "visits": e[k].h.visits,
+                 "frequency": e[k].avg / total if total > 0 else 0.0} for k in range(n)]
 
 
 def _weighted(double w, double wu, double w2):

@@ -6,7 +6,8 @@ import pytest
 from bots._budget import CHUNK
 from bots import BotSpecError, make_bot, parse_spec
 from helpers import last_turn, random_decisions
-from bots._ismcts import ISMCTS, informed_playout
+from bots._ismcts import ISMCTS
+from bots._searchtree import informed_playout
 from solver._core import Core, CoreConfig, encode_action
 from solver.cards import load_card_set
 

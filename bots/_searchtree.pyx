@@ -1,0 +1,243 @@
+# cython: language_level=3
+"""The search-tree core of ``bots._ismcts`` and ``bots._oos`` (see
+``_searchtree.pxd`` for the storage and the hash-collision policy): the
+informed playout policy and the playout entry point, the heuristic's
+preferred edges at a new node, and ``TreeSearch``, the base class that owns
+a searcher's tree, its random stream, node statistics and memory
+accounting."""
+
+from libc.stdint cimport int32_t, uint64_t
+
+from bots._policy cimport heuristic_action, heuristic_ties
+from solver._core cimport (
+    A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_PASS, A_PLACE,
+    A_PLAY, A_REDRAW, A_SEARCH, A_SELECT_ENEMY, A_SELECT_OWN, A_STEAL, A_VOLUNTEERS,
+    A_ZONE, NUM_ACTIONS, Config, Core, Rng, State, apply_action_n, current_player,
+    is_chance, is_terminal, legal_actions, rng_below, rng_seed, rng_unit, sample_chance,
+)
+
+
+# ---- the informed playout policy -------------------------------------------
+
+cdef double _weight(int a, int n) noexcept nogil:
+    """Relative weight of an action in an informed playout: act rather than
+    pass, take fragments first, play modifiers and reactions half the time."""
+    if a == A_PASS:
+        return 0.5 if n > 1 else 1.0
+    if a == A_DECLINE:
+        return 2.0
+    if a == A_REDRAW:
+        return 0.5
+    if a >= A_SELECT_ENEMY or (a >= A_ZONE and a < A_PLACE):
+        return 1.0
+    if a >= A_SELECT_OWN:
+        return 1.0
+    if a >= A_ESCORT:
+        return 2.0
+    if a >= A_ASSIST:
+        return 1.0
+    if a >= A_VOLUNTEERS:
+        return 3.0
+    if a >= A_COMMAND:
+        return 4.0
+    if a >= A_STEAL:
+        return 20.0
+    if a >= A_SEARCH:
+        return 20.0
+    if a >= A_ATTACK:
+        return 6.0
+    if a >= A_MOVE:
+        return 4.0
+    if a >= A_PLAY:
+        return 2.0
+    return 5.0  # place a card
+
+
+cdef double _WEIGHTS[NUM_ACTIONS]
+for _a in range(NUM_ACTIONS):
+    _WEIGHTS[_a] = _weight(_a, 2)  # decisions always offer two or more (R30)
+
+
+cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil:
+    """An action drawn in proportion to ``_weight``."""
+    cdef double total = 0.0, x
+    cdef int i
+    for i in range(n):
+        total += _WEIGHTS[acts[i]]
+    x = rng_unit(r) * total
+    for i in range(n):
+        x -= _WEIGHTS[acts[i]]
+        if x < 0.0:
+            return acts[i]
+    return acts[n - 1]
+
+
+cdef double HEURISTIC_SHARE = 0.9  # rollout=heuristic: the rest of the decisions are informed
+
+
+cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
+    """Finishes the game from s (``n`` options at s, written to buf, as
+    ``apply_action_n`` returns them); returns the winner."""
+    cdef int a
+    while not is_terminal(s):
+        if is_chance(s):
+            a = sample_chance(c, s, r)
+        elif policy == ROLLOUT_INFORMED:
+            a = informed_action(buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC_PURE or (
+                policy == ROLLOUT_HEURISTIC and rng_unit(r) < HEURISTIC_SHARE):
+            a = heuristic_action(c, s, buf, n, r)
+        elif policy == ROLLOUT_HEURISTIC:
+            a = informed_action(buf, n, r)
+        else:
+            a = buf[rng_below(r, n)]
+        n = apply_action_n(c, s, a, buf)
+    return s.winner
+
+
+ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
+            "heuristic": ROLLOUT_HEURISTIC, "heuristic-pure": ROLLOUT_HEURISTIC_PURE}
+
+
+def informed_playout(Core state, seed):
+    """Plays the informed playout policy to the end (in place); returns the winner."""
+    cdef Rng r
+    cdef int buf[NUM_ACTIONS]
+    cdef int n = 0
+    rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    if state.frozen:
+        raise ValueError("frozen position; use copy()")
+    if not is_chance(&state.s) and not is_terminal(&state.s):
+        n = legal_actions(&state.config.c, &state.s, buf)
+    return playout(&state.config.c, &state.s, buf, n, ROLLOUT_INFORMED, &r)
+
+
+cdef int preferred_edges(const Config* c, const State* s, const int* acts, int n,
+                         int* out) noexcept nogil:
+    """The positions in ``acts`` (so the edge offsets at a new node) of the
+    actions the heuristic bot prefers at ``s``, in ``out``; returns their
+    count.  bots._policy reads only the information of the player to move,
+    so one world of an information set decides for all of them."""
+    cdef int pref[NUM_ACTIONS]
+    cdef int j, k, count = 0, n_pref = heuristic_ties(c, s, acts, n, pref)
+    for j in range(n_pref):
+        for k in range(n):
+            if acts[k] == pref[j]:
+                out[count] = k
+                count += 1
+                break
+    return count
+
+
+# ---- the base of the searchers ---------------------------------------------
+
+cdef class TreeSearch:
+    """What ISMCTS and OOS share at the Python level: the tree's lifetime,
+    its node cap, node statistics (``node_stats``) and memory accounting.
+    Subclasses call ``_init_tree`` from ``__init__`` and define
+    ``_edge_stats``."""
+
+    def __cinit__(self):
+        self.tree.nodes = NULL
+        self.tree.edges = NULL
+        self.tree.table.keys = NULL
+        self.tree.table.index = NULL
+        self.tree.n_nodes = 0
+        self.tree.collisions = 0
+
+    def __dealloc__(self):
+        tree_free(&self.tree)
+
+    cdef void _init_tree(self, size_t edge_size, int max_nodes, seed) except *:
+        """Allocates the tree (edges of ``edge_size`` bytes, node cap
+        ``max_nodes``) and seeds the random stream."""
+        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        tree_free(&self.tree)
+        if tree_init(&self.tree, edge_size, max_nodes) < 0:
+            raise MemoryError()
+
+    @property
+    def max_nodes(self):
+        """The node cap (past it, iterations play out from the frontier)."""
+        return self.tree.max_nodes
+
+    @property
+    def collisions(self):
+        """Lookups since the tree was last cleared that met a node of
+        another action list under the state's key (see _searchtree.pxd)."""
+        return self.tree.collisions
+
+    @property
+    def tree_size(self):
+        """Nodes in the tree now."""
+        return self.tree.n_nodes
+
+    def memory_bytes(self):
+        """Bytes allocated for the tree (nodes, edges, key table)."""
+        return tree_bytes(&self.tree)
+
+    cdef int32_t _state_node(self, Core state):
+        """The tree node of ``state``'s player to move, or -1 (none, not a
+        decision, or a hash collision)."""
+        cdef int32_t node
+        cdef int acts[NUM_ACTIONS]
+        cdef int n
+        if is_terminal(&state.s) or is_chance(&state.s):
+            return -1
+        node = table_find(&self.tree.table, tree_key(&self.tree, &state.config.c, &state.s,
+                                                     current_player(&state.s)))
+        if node < 0:
+            return -1
+        n = legal_actions(&state.config.c, &state.s, acts)
+        return node if tree_matches(&self.tree, node, acts, n) else -1
+
+    cdef list _edge_stats(self, int32_t node):
+        """Per edge of ``node``, the searcher's statistics (a dict each)."""
+        raise NotImplementedError
+
+    def node_stats(self, Core state):
+        """Statistics of the tree node of ``state``'s player to move, or None
+        (used to read recommended replies later in an action's resolution)."""
+        cdef int32_t node = self._state_node(state)
+        if node < 0:
+            return None
+        return {"player": current_player(&state.s), "visits": self.tree.nodes[node].visits,
+                "actions": self._edge_stats(node)}
+
+    # ---- test hooks: force a hash collision --------------------------------
+
+    def _set_key_bits(self, int bits):
+        """Keeps only the low ``bits`` bits of every key (64: all), so that
+        information sets collide; for tests of the collision policy."""
+        self.tree.key_mask = 0xFFFFFFFFFFFFFFFF if bits >= 64 else (<uint64_t>1 << bits) - 1
+
+    def _plant_node(self, Core state, actions):
+        """Inserts a node under the key of ``state``'s player to move with
+        edges for ``actions`` (any list), as a colliding information set
+        would; returns its index.  For tests of the collision policy."""
+        cdef int acts[NUM_ACTIONS]
+        cdef int k, n = len(actions)
+        cdef int32_t node
+        if n > NUM_ACTIONS or is_terminal(&state.s) or is_chance(&state.s):
+            raise ValueError("plant a node at a decision, with at most NUM_ACTIONS actions")
+        for k in range(n):
+            acts[k] = actions[k]
+        p = current_player(&state.s)
+        node = tree_add(&self.tree, tree_key(&self.tree, &state.config.c, &state.s, p),
+                        p, acts, n)
+        if node < 0:
+            raise MemoryError()
+        return node
+
+    def _lookup(self, Core state):
+        """What a descent would find at the decision ``state``: "found",
+        "added", "full" or "collision" (adding the node if new)."""
+        cdef int acts[NUM_ACTIONS]
+        cdef int32_t node
+        cdef int n
+        if is_terminal(&state.s) or is_chance(&state.s):
+            raise ValueError("look up a decision")
+        n = legal_actions(&state.config.c, &state.s, acts)
+        found = tree_lookup(&self.tree, &state.config.c, &state.s, acts, n, &node)
+        return {NODE_FOUND: "found", NODE_ADDED: "added", NODE_FULL: "full",
+                NODE_COLLISION: "collision", NODE_OUT_OF_MEMORY: "out of memory"}[found]
