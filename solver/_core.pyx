@@ -57,8 +57,12 @@ cdef extern from *:
     #ifndef WILDHORN_DEBUG
     #define WILDHORN_DEBUG 0
     #endif
+    #ifndef WILDHORN_SANITIZE
+    #define WILDHORN_SANITIZE 0
+    #endif
     """
     int _WILDHORN_DEBUG "WILDHORN_DEBUG"
+    int _WILDHORN_SANITIZE "WILDHORN_SANITIZE"
 
 # ============================================================================
 # Random numbers: xoshiro256** seeded by splitmix64

@@ -1,6 +1,5 @@
-# ============================================================================
-# A picture of the position for people (``__str__``), built in C
-# ============================================================================
+# A picture of the position for people (``describe``, the game's ``__str__``),
+# built in C (included by _core.pyx).
 
 cdef int _app(char* buf, int n, int cap, const char* text) noexcept nogil:
     while text[0] != 0 and n < cap - 1:
@@ -16,14 +15,14 @@ cdef int _appi(char* buf, int n, int cap, int v) noexcept nogil:
     return n
 
 
-cdef const char* _SIDE_NAMES[2]
+cdef const char* _SIDE_NAMES[NSIDES]
 _SIDE_NAMES[0] = b"Polish"
 _SIDE_NAMES[1] = b"German"
-cdef const char* _ZONE_TITLES[3]
+cdef const char* _ZONE_TITLES[NZONES]
 _ZONE_TITLES[0] = b"Forest"
 _ZONE_TITLES[1] = b"Periphery"
 _ZONE_TITLES[2] = b"Rocket Base"
-cdef const char* _FRAG_TITLES[6]
+cdef const char* _FRAG_TITLES[FR_COUNT]
 _FRAG_TITLES[0] = b"pool "
 _FRAG_TITLES[1] = b"periphery "
 _FRAG_TITLES[2] = b"hidden "
@@ -59,7 +58,7 @@ _PEND_TITLES[7] = b"motorized column refresh"
 _PEND_TITLES[8] = b"hidden fragments"
 
 
-cdef int _list_cards(const char (*names)[40], const State* s, int loc, int side,
+cdef int _list_cards(const char (*names)[NAME_CAP], const State* s, int loc, int side,
                      char* buf, int n, int cap) noexcept nogil:
     cdef int g, first = 1
     for g in range(NCARDS):
@@ -76,7 +75,7 @@ cdef int _list_cards(const char (*names)[40], const State* s, int loc, int side,
     return n
 
 
-cdef int _describe(const Config* c, const char (*names)[40], const State* s,
+cdef int _describe(const Config* c, const char (*names)[NAME_CAP], const State* s,
                    char* buf, int cap) noexcept nogil:
     cdef int n = 0, k, side, p
     n = _app(buf, n, cap, b"Turn ")
@@ -165,8 +164,12 @@ cdef int _describe(const Config* c, const char (*names)[40], const State* s,
     return n
 
 
-def describe(Core core):
+def describe(core):
     """A multi-line picture of the whole position, for people."""
     cdef char buf[4096]
-    cdef int n = _describe(&core.config.c, core.config.cnames, &core.s, buf, 4096)
+    cdef Core c
+    if not isinstance(core, Core):
+        raise ParameterError(f"describe(core): expected a Core, got {describe_value(core)}")
+    c = <Core>core
+    cdef int n = _describe(&c.config.c, c.config.cnames, &c.s, buf, 4096)
     return buf[:n].decode("utf-8", "replace")

@@ -15,6 +15,7 @@ ACTION_GROUPS = (
 )
 NUM_DISTINCT_ACTIONS = NUM_ACTIONS
 DEBUG_BUILD = bool(_WILDHORN_DEBUG)  # set by setup.py (WILDHORN_DEBUG=1: checks on)
+SANITIZE_BUILD = bool(_WILDHORN_SANITIZE)  # WILDHORN_SANITIZE=1: ASan + UBSan too
 CARDS_PER_SIDE = SIDE_CARDS
 PHASE_NAMES = ("draw", "redraw", "rocket", "actions", "zone", "motorcycle",
                "target", "escort", "ambush", "roll", "modifiers", "nurses",
@@ -31,7 +32,7 @@ NUM_PENDING = PK_COUNT
 MAX_ROCKET_CARDS = MAX_ROCKETS
 
 
-def decode_action(int action):
+def decode_action(action):
     """Splits an action id into ``(name, argument)``.
 
     >>> decode_action(0)
@@ -45,52 +46,54 @@ def decode_action(int action):
     >>> decode_action(265)      # attack the enemy card 05
     ('SELECT_ENEMY', 4)
     """
-    if action < 0 or action >= NUM_ACTIONS:
-        raise IllegalActionError(f"action id {action} out of range 0..{NUM_ACTIONS - 1}")
+    action = _integer(action, "action id", 0, NUM_ACTIONS - 1, IllegalActionError)
     for name, start, size in reversed(ACTION_GROUPS):
         if action >= start:
             return name, action - start
     raise AssertionError("unreachable")
 
 
-def encode_action(str name, int arg=0):
+def encode_action(name, arg=0):
     """Inverse of ``decode_action``: ``encode_action("SEARCH", 1) == 101``."""
     for gname, start, size in ACTION_GROUPS:
         if gname == name:
-            if arg < 0 or arg >= size:
-                raise IllegalActionError(f"{name} takes an argument 0..{size - 1}, got {arg}")
-            return start + arg
-    raise IllegalActionError(f"unknown action name {name!r}")
+            return start + _integer(arg, f"{name} argument", 0, size - 1, IllegalActionError)
+    raise IllegalActionError(f"unknown action name {describe_value(name)}")
 
 
 cdef class CoreConfig:
-    """The immutable data of one game: card set plus rule parameters."""
+    """CoreConfig(card_set, turns=4, draw=5, dice=6, rockets=None, cards=None, redraw=True, setup=None, fragments=None)
 
-    def __init__(self, card_set, int turns=4, int draw=5, int dice=6,
-                 rockets=None, cards=None, bint redraw=True, setup=None, fragments=None):
+    The immutable data of one game: card set plus rule parameters."""
+
+    def __init__(self, card_set, turns=4, draw=5, dice=6,
+                 rockets=None, cards=None, redraw=True, setup=None, fragments=None):
         """``setup`` maps card numbers to where they begin ("hand", "deck",
         "forest", "periphery", "base"; default: START cards in hand, R3);
         ``fragments`` maps "periphery"/"forest"/"base" to fragments placed
         there at the start (default none: all in the pool, R2).  Both exist
         for the small variants and constructed test positions."""
+        if not isinstance(card_set, CardSet):
+            raise ParameterError(f"card_set: expected a CardSet, got {describe_value(card_set)}")
         arr = card_set.to_core_arrays()
         memset(&self.c, 0, sizeof(Config))
+        if rockets is not None and not isinstance(rockets, (list, tuple)):
+            raise ParameterError(f"rockets: expected a list of Rocket values, got {describe_value(rockets)}")
         rockets = list(arr["rockets"] if rockets is None else rockets)
         if not 1 <= len(rockets) <= MAX_ROCKETS:
             raise ParameterError(f"rockets: expected 1..{MAX_ROCKETS} Rocket cards, got {len(rockets)}")
-        for v in rockets:
-            if not isinstance(v, int) or not 0 <= v <= 63:
-                raise ParameterError(f"rockets: expected integers 0..63, got {v!r}")
-        if not 1 <= turns <= len(rockets):
-            raise ParameterError(f"turns: expected 1..{len(rockets)} (one Rocket card per turn), got {turns}")
-        if not 0 <= draw <= SIDE_CARDS:
-            raise ParameterError(f"draw: expected 0..{SIDE_CARDS}, got {draw}")
-        if not 1 <= dice <= 60:
-            raise ParameterError(f"dice: expected 1..60 sides, got {dice}")
+        for k in range(len(rockets)):
+            rockets[k] = int(_integer(rockets[k], "rockets", 0, 63))
+        turns = int(_integer(turns, "turns", 1, len(rockets)))  # one Rocket card per turn
+        draw = int(_integer(draw, "draw", 0, SIDE_CARDS))
+        dice = int(_integer(dice, "dice", 1, 60))
+        redraw = _flag(redraw, "redraw")
+        setup = _mapping(setup, "setup")
+        fragments = _mapping(fragments, "fragments")
         present = list(arr["present"])
         if cards is not None:
             wanted = set()
-            for number in cards:
+            for number in _sequence(cards, "cards", NCARDS):
                 wanted.add(card_set.by_number(number).global_index)
             present = [1 if (present[g] and g in wanted) else 0 for g in range(NCARDS)]
         for g in range(NCARDS):
@@ -111,14 +114,14 @@ cdef class CoreConfig:
             self.c.cls[g] = arr["hand_class"][g] & 0xFF
         for g in range(NCARDS):
             self.c.init_loc[g] = LOC_HAND if self.c.start[g] else LOC_DECK
-        for number, place in (setup or {}).items():
+        for number, place in setup.items():
             card = card_set.by_number(number)
             g = card.global_index
             if not self.c.present[g]:
                 raise ParameterError(f"setup: {number} is not in play")
-            if place not in ("hand", "deck", "forest", "periphery", "base"):
-                raise ParameterError(
-                    f"setup: {number}: expected hand, deck, forest, periphery or base, got {place!r}")
+            if not isinstance(place, str) or place not in ("hand", "deck", "forest", "periphery", "base"):
+                raise ParameterError(f"setup: {number}: expected hand, deck, forest, periphery "
+                                     f"or base, got {describe_value(place)}")
             loc = LOC_NAMES.index(place)
             if _on_table(loc) and self.c.kind[g] > K_SUPPORT:
                 raise ParameterError(f"setup: {number}: only Unit and Support cards stand on the table")
@@ -128,12 +131,12 @@ cdef class CoreConfig:
                 raise ParameterError(f"setup: {number}: a START card begins in hand or on the table (R26)")
             self.c.init_loc[g] = loc
         self.c.init_frag[FR_POOL] = arr["fragments"]
-        for place, count in (fragments or {}).items():
-            if place not in ("periphery", "forest", "base"):
-                raise ParameterError(f"fragments: expected periphery, forest or base, got {place!r}")
+        for place, count in fragments.items():
+            if not isinstance(place, str) or place not in ("periphery", "forest", "base"):
+                raise ParameterError(f"fragments: expected periphery, forest or base, "
+                                     f"got {describe_value(place)}")
             k = FRAGMENT_PLACES.index(place)
-            if not isinstance(count, int) or count < 0 or count > self.c.init_frag[FR_POOL]:
-                raise ParameterError(f"fragments: {place}: expected 0..{self.c.init_frag[FR_POOL]}, got {count!r}")
+            count = _integer(count, f"fragments: {place}", 0, self.c.init_frag[FR_POOL])
             self.c.init_frag[k] += count
             self.c.init_frag[FR_POOL] -= count
         for g in range(NCARDS):
@@ -156,7 +159,7 @@ cdef class CoreConfig:
         self.draw_names = tuple(tuple(f"draw {names[p * SIDE_CARDS + i]}" for i in range(SIDE_CARDS))
                                 for p in range(2))
         for g in range(NCARDS):
-            raw = names[g].encode("utf-8")[:39]
+            raw = names[g].encode("utf-8")[:NAME_CAP - 1]
             memcpy(self.cnames[g], <char*>raw, len(raw))
             self.cnames[g][len(raw)] = 0
         self.key = (str(card_set.path), turns, draw, dice, tuple(rockets),
@@ -179,9 +182,9 @@ cdef class CoreConfig:
     @property
     def present(self): return tuple(bool(self.c.present[g]) for g in range(NCARDS))
 
-    def card_name(self, int g):
+    def card_name(self, g):
         """'PL04 Scouts' for a global card index."""
-        return self.names[g]
+        return self.names[_integer(g, "card_name(g)", 0, NCARDS - 1)]
 
 
 def _action_names(names, int player):
@@ -231,15 +234,17 @@ def _core_from_bytes(key, data):
 _STATE_MAGIC = b"WH1"
 
 cdef class Core:
-    """One game position on the C struct; the only attribute a pyspiel state keeps.
+    """Core(config)
+
+    One game position on the C struct; the only attribute a pyspiel state keeps.
 
     ``copy`` is a struct assignment.  Methods that take an action check it;
     the ``cdef`` API of the .pxd does not (bots use that).
     """
-    def __init__(self, CoreConfig config=None):
-        if config is not None:
-            self.config = config
-            init_state(&config.c, &self.s)
+    def __init__(self, config):
+        """The initial position of the game ``config`` describes (R3)."""
+        self.config = _config(config, "Core(config)")
+        init_state(&self.config.c, &self.s)
 
     cdef Core _clone(self):
         cdef Core n = Core.__new__(Core)
@@ -289,10 +294,12 @@ cdef class Core:
         return _STATE_MAGIC + (<char*>&self.s)[:sizeof(State)]
 
     @staticmethod
-    def from_bytes(CoreConfig config, data):
-        """Rebuilds a position from ``to_bytes``; every field is checked."""
+    def from_bytes(config, data):
+        """Rebuilds a position from ``to_bytes``; every field is checked, and
+        the deck and draw counts must be what play leaves at its turn."""
         cdef Core n
         cdef bytes raw
+        config = _config(config, "from_bytes(config)")
         if not isinstance(data, (bytes, bytearray)):
             raise SerializationError("serialized state: expected bytes")
         raw = bytes(data)
@@ -308,7 +315,9 @@ cdef class Core:
         if any(n.s.loc[g] > LOC_ABSENT for g in range(NCARDS)):
             raise SerializationError("serialized state: a card location is out of range")
         _rebuild_masks(&n.s)  # derived data is never trusted from outside
-        msg = _check_state(&config.c, &n.s)
+        msg = _check_state(&n.config.c, &n.s)
+        if msg is None:
+            msg = _check_counts(&n.config.c, &n.s)
         if msg is not None:
             raise SerializationError(f"serialized state: {msg}")
         return n
@@ -345,15 +354,17 @@ cdef class Core:
         }
 
     @staticmethod
-    def from_fields(CoreConfig config, dict f):
+    def from_fields(config, f):
         """A position from ``fields()``-shaped values; every field is checked
         (ParameterError names the field), so no input reaches the core out of
         range.  Missing keys take the values of a fresh game."""
-        return _position_from_fields(config, f)
+        if not isinstance(f, dict):
+            raise ParameterError(f"from_fields(f): expected a mapping of fields, got {describe_value(f)}")
+        return _position_from_fields(_config(config, "from_fields(config)"), f)
 
     @staticmethod
-    def build(CoreConfig config, *, places=None, exhausted=(), fragments=None,
-              rockets=(), int turn=1, int actor=0, int actions_left=1, int passes=0,
+    def build(config, *, places=None, exhausted=(), fragments=None,
+              rockets=(), turn=1, actor=0, actions_left=1, passes=0,
               redraw_used=(False, False), wildhorn_played=None):
         """A position at a player's decision in the action step (R7), from fields.
 
@@ -365,7 +376,7 @@ cdef class Core:
         ``rockets``: values of the Rocket cards revealed, in order.
         Raises ParameterError naming the bad field.
         """
-        return _position_built(config, places, exhausted, fragments, rockets, turn, actor,
+        return _position_built(_config(config, "build(config)"), places, exhausted, fragments, rockets, turn, actor,
                                actions_left, passes, redraw_used, wildhorn_played)
 
     # ---- queries ----------------------------------------------------------
@@ -400,24 +411,21 @@ cdef class Core:
 
     cdef int _checked(self, action) except -1:
         """The action id if it is legal here; IllegalActionError otherwise."""
-        cdef int a
         if self.frozen:
-            raise ValueError("this position is frozen (held by a pyspiel state); use copy()")
-        try:
-            a = action
-        except (TypeError, OverflowError):
-            raise IllegalActionError(f"action {action!r} is not an integer action id") from None
+            raise IllegalActionError("this position is frozen (held by a pyspiel state); use copy()")
+        if not _is_integer(action):
+            raise IllegalActionError(f"action {describe_value(action)} is not an integer action id")
         if is_terminal(&self.s):
-            raise IllegalActionError(f"action {a}: the game is over")
+            raise IllegalActionError(f"action {describe_value(action)}: the game is over")
         if is_chance(&self.s):
             legal = [x for x, _ in self.chance_outcomes()]
         else:
             legal = self.legal_actions()
-        if a not in legal:
+        if action not in legal:  # compared as Python integers: no overflow
             raise IllegalActionError(
-                f"action {a} is not legal at this {PHASE_NAMES[self.s.phase]} node "
-                f"(legal: {', '.join(map(str, legal))})")
-        return a
+                f"action {describe_value(action)} is not legal at this {PHASE_NAMES[self.s.phase]} "
+                f"node (legal: {', '.join(map(str, legal))})")
+        return action
 
     def apply(self, action):
         """Applies a legal action (or chance outcome); IllegalActionError otherwise."""
@@ -432,38 +440,43 @@ cdef class Core:
         option with ``apply_raw`` or ``apply`` to go on."""
         _step(&self.config.c, &self.s, self._checked(action))
 
-    def info_string(self, int player):
+    def info_string(self, player):
         """The information-state key of ``player`` (2: full state, -1: public)."""
         cdef char buf[KEY_CAP]
-        cdef int n = info_key(&self.config.c, &self.s, player, buf)
+        cdef int p = _integer(player, "info_string(player)", -1, 2)
+        cdef int n = info_key(&self.config.c, &self.s, p, buf)
         return buf[:n].decode("ascii")
 
-    def info_hash(self, int player):
-        return info_hash(&self.config.c, &self.s, player)
+    def info_hash(self, player):
+        """FNV-1a hash of ``info_string(player)``: the key search trees use."""
+        return info_hash(&self.config.c, &self.s, _integer(player, "info_hash(player)", -1, 2))
 
-    def resample(self, int player, seed):
+    def resample(self, player, seed):
         """A new position consistent with ``player``'s information (R26)."""
         cdef Rng r
+        cdef int p = _integer(player, "resample(player)", 0, 1)
         cdef Core n = self._clone()
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player}")
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        resample(&self.config.c, &n.s, player, &r)
+        rng_seed(&r, _seed(seed, "resample(seed)"))
+        resample(&self.config.c, &n.s, p, &r)
         return n
 
     def playout(self, seed):
         """Plays random legal moves to the end (in place); returns the winner."""
         cdef Rng r
         if self.frozen:
-            raise ValueError("this position is frozen (held by a pyspiel state); use copy()")
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+            raise IllegalActionError("this position is frozen (held by a pyspiel state); use copy()")
+        rng_seed(&r, _seed(seed, "playout(seed)"))
         with nogil:
             random_playout(&self.config.c, &self.s, &r)
         return self.s.winner
 
     def sample_chance(self, seed):
+        """A chance outcome drawn with its probability; IllegalActionError
+        unless this is a chance node."""
         cdef Rng r
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        rng_seed(&r, _seed(seed, "sample_chance(seed)"))
+        if not is_chance(&self.s):
+            raise IllegalActionError(f"sample_chance: a {PHASE_NAMES[self.s.phase]} node is not a chance node")
         return sample_chance(&self.config.c, &self.s, &r)
 
     # ---- fields, for display and state files -------------------------------
@@ -491,23 +504,26 @@ cdef class Core:
     @property
     def redraw_used(self): return (bool(self.s.redraw_used[0]), bool(self.s.redraw_used[1]))
 
-    def location(self, int g):
+    def location(self, g):
         """(place name, exhausted) of global card g."""
-        if g < 0 or g >= NCARDS:
-            raise IndexError(g)
-        return LOC_NAMES[self.s.loc[g]], bool(self.s.exhausted[g])
+        cdef int i = _integer(g, "location(g)", 0, NCARDS - 1)
+        return LOC_NAMES[self.s.loc[i]], bool(self.s.exhausted[i])
 
-    def cards_at(self, str place, int side=-1):
-        """Global indices of the cards in ``place`` (a LOC_NAMES entry)."""
-        k = LOC_NAMES.index(place)
+    def cards_at(self, place, side=-1):
+        """Global indices of the cards in ``place`` (a LOC_NAMES entry) of
+        ``side`` (0 Polish, 1 German, -1 both)."""
+        cdef int k = _choice("cards_at(place)", place, LOC_NAMES)
+        cdef int p = _integer(side, "cards_at(side)", -1, 1)
         return [g for g in range(NCARDS) if self.s.loc[g] == k
-                and (side < 0 or _side_of(g) == side)]
+                and (p < 0 or _side_of(g) == p)]
 
-    def hand_size(self, int side):
-        return hand_size(&self.config.c, &self.s, side)
+    def hand_size(self, side):
+        """Cards in the hand of ``side`` (0 Polish, 1 German)."""
+        return hand_size(&self.config.c, &self.s, _integer(side, "hand_size(side)", 0, 1))
 
-    def deck_size(self, int side):
-        return deck_size(&self.config.c, &self.s, side)
+    def deck_size(self, side):
+        """Cards in the deck of ``side`` (0 Polish, 1 German)."""
+        return deck_size(&self.config.c, &self.s, _integer(side, "deck_size(side)", 0, 1))
 
     def scores(self):
         return polish_score(&self.s), german_score(&self.s)
@@ -537,15 +553,17 @@ cdef class Core:
                 "drawn": [self.s.drawn_count[0], self.s.drawn_count[1]],
                 "choice": [self.s.redraw_choice[0], self.s.redraw_choice[1]]}
 
-    def drawn_this_turn(self, int g):
-        return bool(self.s.drawn[g])
+    def drawn_this_turn(self, g):
+        """True if global card g was drawn in this turn's draw step (R5)."""
+        return bool(self.s.drawn[_integer(g, "drawn_this_turn(g)", 0, NCARDS - 1)])
 
     # ---- actions as words ----------------------------------------------------
-    def action_string(self, int player, int action):
-        """Readable text of an action id for ``player`` (-1: chance), e.g.
-        "PL01 Scouts: search", "DE02 Soldiers: target", "die 4"."""
-        if action < 0 or action >= NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} out of range 0..{NUM_ACTIONS - 1}")
+    def action_string(self, player, action):
+        """Readable text of an action id for ``player`` (0, 1; -1 or another
+        negative pyspiel id: chance), e.g. "PL01 Scouts: search",
+        "DE02 Soldiers: target", "die 4"."""
+        player = _integer(player, "action_string(player)", -4, 1)
+        action = _integer(action, "action id", 0, NUM_ACTIONS - 1, IllegalActionError)
         if player < 0:
             if self.s.phase == PH_DRAW:
                 return self.config.draw_names[self.s.draw_side][action % SIDE_CARDS]
@@ -560,11 +578,22 @@ cdef class Core:
         return self.config.action_names[player & 1][action]
 
     # ---- tensors ---------------------------------------------------------------
-    def fill_tensor(self, int player, float[::1] out):
-        """Writes ``player``'s view (see ``tensor_pieces``) into ``out``."""
-        cdef int n = _fill_tensor(&self.config.c, &self.s, player, &out[0], out.shape[0])
-        if n < 0:
-            raise ValueError("tensor buffer too small")
+    def fill_tensor(self, player, out):
+        """Writes ``player``'s view (0, 1; -1 public, 2 full; see
+        ``tensor_pieces``) into ``out``, a writable contiguous float32 buffer
+        of at least TENSOR_SIZE numbers."""
+        cdef float[::1] view
+        cdef int p = _integer(player, "fill_tensor(player)", -1, 2)
+        try:
+            view = out
+        except (TypeError, ValueError, BufferError):
+            raise ParameterError(f"fill_tensor(out): expected a writable contiguous float32 "
+                                 f"buffer, got {describe_value(out)}") from None
+        if view is None or view.shape[0] < TENSOR_SIZE:
+            raise ParameterError(f"fill_tensor(out): the buffer holds "
+                                 f"{0 if view is None else view.shape[0]} numbers, "
+                                 f"the tensor {TENSOR_SIZE}")
+        _fill_tensor(&self.config.c, &self.s, p, &view[0], view.shape[0])
 
 
 def tensor_pieces():
