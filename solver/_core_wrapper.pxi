@@ -232,6 +232,7 @@ def _core_from_bytes(key, data):
 
 
 _STATE_MAGIC = b"WH1"
+_NO_GAME = CoreConfig.__new__(CoreConfig)  # zero cards, zero turns: see Core.__cinit__
 
 cdef class Core:
     """Core(config)
@@ -241,6 +242,15 @@ cdef class Core:
     ``copy`` is a struct assignment.  Methods that take an action check it;
     the ``cdef`` API of the .pxd does not (bots use that).
     """
+    def __cinit__(self, *args, **kwargs):
+        # A Core made without its constructor (``Core.__new__(Core)``) is a
+        # finished game without cards, not a struct whose config is None: no
+        # method can read through a missing config.  Every constructor and
+        # copy overwrites all three.
+        self.config = _NO_GAME
+        self.s.phase = PH_TERMINAL
+        self.s.winner = 1
+
     def __init__(self, config):
         """The initial position of the game ``config`` describes (R3)."""
         self.config = _config(config, "Core(config)")

@@ -296,3 +296,18 @@ def test_every_position_of_play_survives_serialization(variant):
                 break
             core.apply(rng.choice(_legal(core)))
     assert nodes > 12
+
+
+def test_a_core_made_without_its_constructor_is_a_finished_empty_game():
+    """``Core.__new__(Core)`` skips ``__init__``: its methods still read only
+    its own zeroed struct and an empty configuration, never through None."""
+    core = Core.__new__(Core)
+    assert core.is_terminal() and core.legal_actions() == [] and core.chance_outcomes() == []
+    with pytest.raises(IllegalActionError, match="game is over"):
+        core.apply(0)
+    assert core.copy().playout(1) == core.winner
+    assert core.hand_size(0) == core.deck_size(1) == 0
+    assert "game over" in core_module.describe(core)
+    for p in (-1, 0, 1, 2):
+        core.info_string(p)
+        core.fill_tensor(p, np.zeros(TENSOR, np.float32))
