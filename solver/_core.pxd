@@ -14,10 +14,12 @@ printed number PLnn (side 0) or DEnn (side 1).  Action ids are documented in
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
+    NSIDES = 2                 # the two sides / players: 0 Polish, 1 German
     SIDE_CARDS = 23            # cards per side in the box (rulebook "Components")
     NCARDS = 46                # both sides
     MAX_ROCKETS = 8            # Rocket cards a card set may have
     KEY_CAP = 512              # bytes enough for any information-state key
+    NAME_CAP = 40              # bytes of a card's name as a C string (NUL included)
 
 # ---- places (loc[]) -------------------------------------------------------
 cdef enum:
@@ -29,6 +31,7 @@ cdef enum:
     LOC_GONE = 5               # left play, face up (R15g, R25)
     LOC_EVENT = 6              # Action card lying beside the zones (R23)
     LOC_ABSENT = 7             # not part of this game (variant)
+    LOC_COUNT = 8              # places a card can be
 
 # ---- fragment places (frag[], R2) -----------------------------------------
 cdef enum:
@@ -38,6 +41,7 @@ cdef enum:
     FR_FOREST = 3
     FR_WILDHORN = 4
     FR_BASE = 5
+    FR_COUNT = 6               # places a fragment can be
 
 # ---- card kinds and effects (mirrors solver.cards) -------------------------
 cdef enum:
@@ -92,6 +96,53 @@ cdef enum:
     PK_HIDDEN = 8
     PK_COUNT = 9
 
+# ---- other counts that size the arrays below --------------------------------
+cdef enum:
+    NZONES = 3                 # table zones Forest, Periphery, Rocket Base (R1)
+    NDICE = 2                  # dice of a roll: [0] actor's, [1] defender's (R15d)
+    MC_SLOTS = 4               # mc[k]: Motorized Column refreshes due after k more
+                               # actions, k = 1..3; slot 0 is unused (R12)
+    PASS_VALUES = 3            # passes in a row: 0, 1, 2 (two end the turn, R7)
+    RNG_WORDS = 4              # 64-bit words of the xoshiro256** state
+
+# ---- what a player knows of a card (card_view, the info key, the tensor) ----
+cdef enum:
+    V_UNKNOWN = 0              # a hidden card: opponent's hand or deck
+    V_HAND = 1                 # in the viewer's own hand
+    V_DECK = 2                 # in the viewer's own deck
+    V_DRAWN = 3                # in own hand, drawn this turn (R5)
+    V_TABLE = 4                # +2*(zone-Forest)+exhausted: 4..9
+    V_GONE = 10                # left play (public, R25)
+    V_EVENT = 11               # Action card beside the zones
+    V_ABSENT = 12              # not in this game
+    V_COUNT = 13
+
+# ---- the information-state tensor (Core.fill_tensor, the OpenSpiel observer)
+# Its parts in order, each the size of what it holds; the one definition of the
+# layout (_fill_tensor writes it, tensor_pieces() reports it).
+cdef enum:
+    T_VIEWER = NSIDES          # one-hot viewer (all 0: the public or the full view)
+    T_TURN = MAX_ROCKETS       # one-hot turn - 1 (a game lasts at most one turn per Rocket card)
+    T_PHASE = PH_COUNT         # one-hot phase
+    T_TO_MOVE = NSIDES         # one-hot player to decide (all 0 at chance and terminal nodes)
+    T_CHAIN = 1 + PASS_VALUES + (MC_SLOTS - 1) + 1
+                               # actions left, one-hot passes in a row, Motorized Column
+                               # refreshes due after 1, 2, 3 actions, refreshes due now (R10-R12)
+    T_ROCKETS = MAX_ROCKETS    # 1 per Rocket card face up
+    T_FRAGMENTS = FR_COUNT     # fragments per fragment place
+    T_HANDS = NSIDES           # hand size per side
+    T_REDRAW = 3 * NSIDES      # per side: redraw used, this turn's redraw choice (hidden
+                               # from the other side while secret, R5), cards drawn this turn
+    T_DRAW = NSIDES + 2        # draw step: one-hot drawing side, cards left to draw, redeal
+    T_PUBLIC = (T_VIEWER + T_TURN + T_PHASE + T_TO_MOVE + T_CHAIN + T_ROCKETS
+                + T_FRAGMENTS + T_HANDS + T_REDRAW + T_DRAW)
+    T_CARDS = NCARDS * V_COUNT # one-hot view per card
+    T_PENDING = PK_COUNT + NSIDES + 3 * NCARDS + NZONES + 2 * NDICE + 3
+                               # action under resolution: one-hot kind, one-hot actor,
+                               # one-hot card, target and defender, one-hot zone, dice,
+                               # modifiers, window passes, escorted, dice rolled
+    TENSOR_SIZE = T_PUBLIC + T_CARDS + T_PENDING
+
 # ---- action ids (dense; see decode_action in _core.pyx) --------------------
 cdef enum:
     A_PASS = 0                 # main step: pass (R7, R11)
@@ -130,15 +181,15 @@ ctypedef struct Config:
     uint8_t effect[NCARDS]     # Effect of an Action/Immediate card
     uint8_t cls[NCARDS]        # interchangeability class (R27): same data but the number
     uint8_t init_loc[NCARDS]   # where each card begins (R3: START in hand; variants may set up a table)
-    uint8_t init_frag[6]       # fragments at the start (R2: all in the pool)
+    uint8_t init_frag[FR_COUNT] # fragments at the start (R2: all in the pool)
     uint8_t n_rockets          # Rocket cards in the deck
-    uint8_t rockets[MAX_ROCKETS]  # fragments shown by each Rocket card
+    uint8_t rockets[MAX_ROCKETS] # fragments shown by each Rocket card
     uint8_t fragments          # fragment cubes in the box (R2)
     uint8_t turns              # turns in a game (rulebook: 4)
     uint8_t draw_size          # cards drawn per turn (rulebook: 5)
     uint8_t dice_sides         # faces of a die (rulebook: 6)
     uint8_t redraw             # 1 if the once-per-game redraw exists (R5)
-    uint32_t unit_mask[2]      # per side, bit i set if own card i is a Unit
+    uint32_t unit_mask[NSIDES] # per side, bit i set if own card i is a Unit
 
 ctypedef struct Pending:
     uint8_t kind               # PendKind of the action being resolved
@@ -148,18 +199,18 @@ ctypedef struct Pending:
     int8_t defender            # card defending (target or its escort), or -1
     uint8_t zone               # Movement destination (LOC_FOREST..LOC_BASE) or 0
     uint8_t roll               # dice rolled so far (0, 1 or 2)
-    uint8_t dice[2]            # faces: [0] actor's die, [1] defender's die
-    int8_t mods[2]             # modifiers to those dice (R18)
+    uint8_t dice[NDICE]        # faces: [0] actor's die, [1] defender's die
+    int8_t mods[NDICE]         # modifiers to those dice (R18)
     uint8_t window_passes      # priority passes in a row in the modifier window
     uint8_t escorted           # 1 once Escort was used (R15b: once)
 
 ctypedef struct State:
     uint8_t loc[NCARDS]        # Loc of every card
-    uint32_t at[2][8]          # per side and Loc, bit i set if own card i is there (mirrors loc)
+    uint32_t at[NSIDES][LOC_COUNT] # per side and Loc, bit i set if own card i is there (mirrors loc)
     uint8_t exhausted[NCARDS]  # 1 if exhausted (cards on the table)
     uint8_t drawn[NCARDS]      # 1 if drawn in this turn's draw step (R5)
-    uint8_t frag[6]            # fragments per FragPlace; sum == fragments (R2)
-    uint8_t revealed[MAX_ROCKETS]  # 1 if that Rocket card is face up
+    uint8_t frag[FR_COUNT]     # fragments per FragPlace; sum == fragments (R2)
+    uint8_t revealed[MAX_ROCKETS] # 1 if that Rocket card is face up
     uint8_t order[MAX_ROCKETS] # Rocket indices in the order revealed
     uint8_t n_revealed         # Rocket cards face up
     uint8_t turn               # 1..turns
@@ -168,13 +219,13 @@ ctypedef struct State:
     uint8_t draw_side          # PH_DRAW: who draws
     uint8_t draw_left          # PH_DRAW: cards still to draw
     uint8_t redeal             # PH_DRAW: 1 while dealing a redraw (R5)
-    uint8_t drawn_count[2]     # cards each side drew this turn
-    uint8_t redraw_used[2]     # 1 once a side used its redraw (R5)
-    uint8_t redraw_choice[2]   # this turn's secret redraw decision (R5)
+    uint8_t drawn_count[NSIDES] # cards each side drew this turn
+    uint8_t redraw_used[NSIDES] # 1 once a side used its redraw (R5)
+    uint8_t redraw_choice[NSIDES] # this turn's secret redraw decision (R5)
     uint8_t actor              # whose turn to act in the action step (R7)
     uint8_t actions_left       # chain count (R10)
     uint8_t passes             # passes in a row (R7)
-    uint8_t mc[4]              # Motorized Column refreshes pending, by actions left (R12)
+    uint8_t mc[MC_SLOTS]       # Motorized Column refreshes pending, by actions left (R12)
     uint8_t mc_new             # Motorized Column played by the action being finished
     uint8_t refresh_due        # Motorized Column refreshes to choose now (R12)
     uint8_t wildhorn_played    # 1 once Operation Wildhorn III was played (R21)
@@ -183,7 +234,7 @@ ctypedef struct State:
     Pending pend               # the action being resolved
 
 ctypedef struct Rng:
-    uint64_t s[4]              # xoshiro256** state
+    uint64_t s[RNG_WORDS]      # xoshiro256** state
 
 # ---- the cdef API -----------------------------------------------------------
 cdef void rng_seed(Rng* r, uint64_t seed) noexcept nogil
@@ -218,7 +269,7 @@ cdef class CoreConfig:
     cdef readonly tuple names  # "PL04 Scouts" per global index ("" if none)
     cdef readonly tuple action_names  # per player, the text of every action id
     cdef readonly tuple draw_names    # per side, "draw PL04 Scouts" per own index
-    cdef char cnames[NCARDS][40]    # the same names as C strings, for describe()
+    cdef char cnames[NCARDS][NAME_CAP]  # the same names as C strings, for describe()
     cdef readonly tuple key    # (source, turns, draw, dice, rockets, cards, redraw, setup, fragments)
 
 
