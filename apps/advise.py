@@ -61,10 +61,10 @@ NEAR = 0.05              # alternatives within this much win probability get a p
 PLANNED = 3              # at most this many planned actions (the recommended one first)
 WORLDS = 200             # worlds sampled per planned action to find the opponent's decisions
 OPPONENT_SEARCHES = 8    # worlds in which the opponent's own search is run (recommended action)
-ANSWERS = 10             # answer searches at most (recommended action; 4 for an alternative)
+ANSWERS = 4              # answer searches at most (recommended action; 2 for an alternative)
 MIN_ITERATIONS = 100     # the smallest search of the responses
 MAX_REPLIES = 5          # replies listed per planned action (the likeliest)
-MAX_CLASSES = 4          # chance classes answered per reply (the likeliest)
+MAX_CLASSES = 3          # chance classes answered per reply (the likeliest)
 MIN_REPLY = 0.01         # replies less likely than this are left out
 TREE_VISITS = 50         # main-tree visits at an opponent node that stand for its own search
 OPPONENT_MODEL = (
@@ -182,13 +182,14 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         t0 = perf_counter()
         planner = _Planner(bot, core, player, seed, stats["iterations"], opponent)
         candidates = _candidates(rows, recommended)
-        shares = [0.6, 0.2, 0.2] if len(candidates) == 3 else [0.7, 0.3] \
+        shares = [0.7, 0.15, 0.15] if len(candidates) == 3 else [0.8, 0.2] \
             if len(candidates) == 2 else [1.0]
         by_id = {r["id"]: r for r in actions}
         for k, (a, share) in enumerate(zip(candidates, shares)):
             plan, note = planner.plan(a, share, searches=OPPONENT_SEARCHES if k == 0 else 3,
-                                      answers=ANSWERS if k == 0 else 4,
-                                      positions=positions if keep_positions else None)
+                                      answers=ANSWERS if k == 0 else 2,
+                                      positions=positions if keep_positions and k == 0
+                                      else None)
             by_id[a]["responses"] = plan
             by_id[a]["responses_note"] = note
             if a == recommended:
@@ -363,7 +364,7 @@ class _Planner:
         k = min(searches, len(reached))
         step = len(reached) / k
         picked = [reached[int(i * step)] for i in range(k)]
-        opp_iters = max(MIN_ITERATIONS, int(0.4 * budget / k))
+        opp_iters = max(MIN_ITERATIONS, int(0.3 * budget / k))
         # (phase, reply text) -> events -> [(weight, position after the reply)]
         classes: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
         reply_ids: dict[tuple, int] = {}
@@ -396,7 +397,7 @@ class _Planner:
                 break
             if sum(1 for j, _ in keep if j == i) < MAX_CLASSES:
                 keep.add((i, ev))
-        ans_iters = max(MIN_ITERATIONS, int(0.6 * budget / len(keep)))
+        ans_iters = max(MIN_ITERATIONS, int(0.7 * budget / len(keep)))
         out = []
         for i, (key, cls) in enumerate(ranked):
             kept = {ev: items for ev, items in cls.items() if (i, ev) in keep}
@@ -415,6 +416,16 @@ class _Planner:
         if len(legal) == 1:
             return {"then": d.action_string(self.player, legal[0]), "value": None,
                     "stderr": None, "iterations": 0, "at": d.phase}
+        node = self.bot.search_engine.node_stats(d)
+        if node is not None and node["visits"] >= iters and node["player"] == self.player:
+            # the main search went through this decision more often than a
+            # search of the responses would: its statistics are the answer
+            best = _likeliest(node["actions"])
+            n = max(1, best["visits"])
+            return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
+                    "value": best["value"],
+                    "stderr": sqrt(best["value"] * (1 - best["value"]) / n) if n > 1 else 1.0,
+                    "iterations": node["visits"], "at": d.phase}
         engine = self.bot.new_engine(self.rng.randrange(2**62))
         st = engine.search(d, iterations=iters)
         self.iterations_used += st["iterations"]
