@@ -37,7 +37,7 @@ from bots import BotSpecError, parse_spec
 from solver import __version__
 from solver.errors import ParameterError, WildhornError
 from solver.cards import load_card_set
-from solver.state_io import dumps, write_random_states
+from solver.state_io import write_random_states
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -80,11 +80,10 @@ def _cmd_advise(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    view = export_view(args.save, side=args.side)
-    text = dumps(view, view["perspective"])
+    text, side = export_view(args.save, side=args.side)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote the {view['perspective']} view to {args.out}")
+        print(f"wrote the {side} view to {args.out}")
     else:
         print(text, end="")
     return 0

@@ -14,7 +14,7 @@ from apps.play import PlaySession
 from solver._core import Core
 from solver.errors import ParameterError, StateFormatError
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import from_json, load, to_json
+from solver.state_io import dumps, from_json, load, to_json
 
 SIDES = ("polish", "german")
 
@@ -50,9 +50,9 @@ def _side(core: Core, side: str | None, path: str) -> int:
     return SIDES.index(side)
 
 
-def export_view(path: str, side: str | None = None) -> dict[str, Any]:
-    """The state.json object of ``side``'s view (default: the side to move)
-    of the game saved in ``path``."""
+def export_view(path: str, side: str | None = None) -> tuple[str, str]:
+    """(the state.json text of ``side``'s view, default the side to move, of
+    the game saved in ``path``; that side)."""
     fmt = file_format(path)
     if fmt != GAME_FORMAT:
         what = "a state file (it is already a view)" if fmt == STATE_FORMAT else \
@@ -60,7 +60,8 @@ def export_view(path: str, side: str | None = None) -> dict[str, Any]:
         raise StateFormatError(f"{path}: $.format: expected {GAME_FORMAT!r} (a game saved by "
                                f"`wildhorn-solve play --save`), this is {what}")
     core, _ = read_save(path)
-    return to_json(core, _side(core, side, path))
+    p = _side(core, side, path)
+    return dumps(core, p), SIDES[p]
 
 
 def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
