@@ -14,8 +14,9 @@ Budgets
 ``time`` / ``iterations`` (the ``--time`` / ``--iterations`` flags) win over
 the spec's own ``time=`` / ``iterations=``; with neither anywhere the main
 search runs :data:`DEFAULT_TIME` seconds.  The responses then search, in
-all, as many iterations as the main search ran (so an iteration budget is
-reproducible and a time budget about doubles the answer's time).
+all, as many iterations as the main search ran, and with a time budget at
+most as many seconds again (so an iteration budget is reproducible and a
+time budget about doubles the answer's time).
 
 Responses
 =========
@@ -67,6 +68,7 @@ MAX_REPLIES = 5          # replies listed per planned action (the likeliest)
 MAX_CLASSES = 3          # chance classes answered per reply (the likeliest)
 MIN_REPLY = 0.01         # replies less likely than this are left out
 TREE_VISITS = 50         # main-tree visits at an opponent node that stand for its own search
+ANSWER_TREE_VISITS = 20  # main-tree visits at a decision of yours that answer a class not searched
 OPPONENT_MODEL = (
     "the opponent's own search (the same searcher) run from worlds sampled from what you "
     "cannot see, each world giving the opponent a hand; your search tree's visit "
@@ -180,7 +182,9 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         out["stats"]["seconds"] = 0.0
     else:
         t0 = perf_counter()
-        planner = _Planner(bot, core, player, seed, stats["iterations"], opponent)
+        # a time budget also bounds the responses' searches: as many seconds again
+        seconds = options["time"] if "iterations" not in options else 0.0
+        planner = _Planner(bot, core, player, seed, stats["iterations"], opponent, seconds)
         candidates = _candidates(rows, recommended)
         shares = [0.7, 0.15, 0.15] if len(candidates) == 3 else [0.8, 0.2] \
             if len(candidates) == 2 else [1.0]
@@ -237,18 +241,23 @@ class _Planner:
     """The responses of one position (see the module docstring)."""
 
     def __init__(self, bot: Any, core: Core, player: int, seed: int, iterations: int,
-                 opponent: str):
+                 opponent: str, seconds: float = 0.0):
         self.bot = bot
         self.core = core
         self.player = player
         self.opp = 1 - player
         self.seed = seed
         self.budget = max(0, int(iterations))
+        self.seconds = seconds   # > 0: each search also stops at its share of these seconds
         self.opponent = opponent
         self.iterations_used = 0
         self.rng = random.Random(seed * 7919 + 17)
         self.heuristic = (HeuristicBot(0, seed), HeuristicBot(1, seed))
         self.dice = core.config.dice_sides
+
+    def _time_for(self, iters: int) -> float:
+        """The seconds a search of ``iters`` iterations may take (0: no bound)."""
+        return self.seconds * iters / self.budget if self.seconds > 0 and self.budget else 0.0
 
     # ---- walking ------------------------------------------------------------
     def _chance_event(self, s: Core, outcome: int) -> tuple[str, int] | None:
@@ -341,7 +350,7 @@ class _Planner:
                 return _policy_of(node), self.bot.search_engine
             if iters > 0:
                 engine = self.bot.new_engine(self.rng.randrange(2**62))
-                st = engine.search(s, iterations=iters)
+                st = engine.search(s, iterations=iters, time_limit=self._time_for(iters))
                 self.iterations_used += st["iterations"]
                 return {r["action"]: r["frequency"] for r in st["actions"]}, engine
         h = self.heuristic[self.opp].analyse(s)
@@ -400,13 +409,14 @@ class _Planner:
         ans_iters = max(MIN_ITERATIONS, int(0.7 * budget / len(keep)))
         out = []
         for i, (key, cls) in enumerate(ranked):
-            kept = {ev: items for ev, items in cls.items() if (i, ev) in keep}
+            kept = {ev: (items, (i, ev) in keep) for ev, items in cls.items()}
             out.append(self._response(key, kept, sum(w for c in cls.values() for w, _ in c),
                                       ans_iters, positions))
         return out, None
 
-    def _answer(self, d: Core, iters: int) -> dict[str, Any]:
-        """The player's best action at ``d`` with its value and standard error."""
+    def _answer(self, d: Core, iters: int, search: bool = True) -> dict[str, Any] | None:
+        """The player's best action at ``d`` with its value and standard error
+        (``search`` false: only from the main tree, None if it has too few visits)."""
         if d.is_terminal():
             won = d.returns()[self.player] > 0
             return {"then": f"nothing: the game is over, you {'win' if won else 'lose'}",
@@ -417,7 +427,8 @@ class _Planner:
             return {"then": d.action_string(self.player, legal[0]), "value": None,
                     "stderr": None, "iterations": 0, "at": d.phase}
         node = self.bot.search_engine.node_stats(d)
-        if node is not None and node["visits"] >= iters and node["player"] == self.player:
+        if node is not None and node["visits"] >= (iters if search else ANSWER_TREE_VISITS) \
+                and node["player"] == self.player:
             # the main search went through this decision more often than a
             # search of the responses would: its statistics are the answer
             best = _likeliest(node["actions"])
@@ -426,8 +437,10 @@ class _Planner:
                     "value": best["value"],
                     "stderr": sqrt(best["value"] * (1 - best["value"]) / n) if n > 1 else 1.0,
                     "iterations": node["visits"], "at": d.phase}
+        if not search:
+            return None
         engine = self.bot.new_engine(self.rng.randrange(2**62))
-        st = engine.search(d, iterations=iters)
+        st = engine.search(d, iterations=iters, time_limit=self._time_for(iters))
         self.iterations_used += st["iterations"]
         best = _likeliest(st["actions"])
         return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
@@ -437,14 +450,18 @@ class _Planner:
     def _response(self, key: tuple, cls: dict[tuple, list], total: float, iters: int,
                   positions: list | None) -> dict[str, Any]:
         """One reply (``total`` its probability) with the answer to each of its
-        chance classes ``cls`` (events -> [(weight, position)])."""
+        chance classes ``cls`` (events -> ([(weight, position)], searched)): a
+        search for the classes chosen to be searched, the main tree's statistics
+        for the others where it went there often enough."""
         phase, text = key
-        ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1]))
+        ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1][0]))
         answered = []
-        for events, items in ranked:
+        for events, (items, search) in ranked:
             weight = sum(w for w, _ in items)
             d = max(items, key=lambda x: x[0])[1]
-            ans = self._answer(d, iters)
+            ans = self._answer(d, iters, search)
+            if ans is None:   # a class beyond the searches, and the main tree seldom there
+                continue
             answered.append((events, weight, ans))
             if positions is not None and ans["iterations"]:
                 positions.append({"if": f"{SIDES[self.opp]} {text}", "then": ans["then"],
@@ -454,7 +471,7 @@ class _Planner:
         merged: dict[str, list] = defaultdict(list)
         for events, weight, ans in answered:
             merged[ans["then"]].append((events, weight, ans))
-        shown = sum(wt for _, wt, _ in answered)
+        shown = total or 1.0   # outcome probabilities are shares of the whole reply
         outcomes = []
         for then, group in merged.items():
             w = sum(wt for _, wt, _ in group)
@@ -471,6 +488,7 @@ class _Planner:
         }
         if any(events for events, _, _ in answered):
             r["outcomes"] = outcomes
+            r["outcomes_covered"] = round(sum(o["probability"] for o in outcomes), 4)
         return r
 
     def _why_not(self, walks: list) -> str:
@@ -612,11 +630,13 @@ def _win(x: dict[str, Any]) -> str:
 def _response_lines(x: dict[str, Any], opp: str) -> list[str]:
     head = f"  - if the {opp}: {x['reply']} ({x['phase']}, {_percent(x['probability'])} likely)"
     outcomes = x.get("outcomes")
-    if not outcomes or len(outcomes) == 1:
-        when = "" if not outcomes or outcomes[0]["when"] == "always" else \
-            f" ({outcomes[0]['when']})"
-        return [f"{head}: answer {x['then']}{when} ({_win(x)})"]
+    if not outcomes:
+        return [f"{head}: answer {x['then']} ({_win(x)})"]
     lines = [f"{head}:"]
     for o in outcomes:
-        lines.append(f"      {o['when']}: {o['then']} ({_win(o)})")
+        lines.append(f"      {o['when']} ({_percent(o['probability'])} of it): {o['then']} "
+                     f"({_win(o)})")
+    if x["outcomes_covered"] < 0.995:
+        lines.append(f"      other outcomes ({_percent(1 - x['outcomes_covered'])}): "
+                     f"not analysed")
     return lines

@@ -21,6 +21,7 @@ from __future__ import annotations
 import platform
 import random
 import statistics
+from math import sqrt
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -89,7 +90,8 @@ def _states(out_dir: Path) -> list[tuple[str, Path]]:
 
 def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str, Any]:
     rows = []
-    agreements = []
+    agreements: list[bool] = []
+    equivalents: list[bool] = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, path in _states(Path(tmp)):
             state = load(path, seed=0)
@@ -99,13 +101,22 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
             seconds = perf_counter() - t0
             player = core.current_player()
             decides = opponent_decides(core, a["recommended_id"], seed=1)
-            agree = []
+            agree, near = [], []
             for k, pos in enumerate(a.pop("_positions")):
                 d = pos["position"]
                 check = make_bot(f"ismcts:iterations={4 * pos['iterations']}", player,
                                  1000 + k).analyse(d)
                 agree.append(d.action_string(player, check["action"]) == pos["then"])
+                # as good within the check's noise: its value of our answer within
+                # two standard errors (at least 0.02) of its best action's
+                rows_ = {r["action"]: r for r in check["stats"]["actions"]}
+                ours = next((r for r in rows_.values()
+                             if d.action_string(player, r["action"]) == pos["then"]), None)
+                top = rows_[check["action"]]
+                near.append(ours is not None and top["value"] - ours["value"] <= max(
+                    0.02, 2 * sqrt(top["stderr"] ** 2 + ours["stderr"] ** 2)))
             agreements += agree
+            equivalents += near
             row = {"state": label, "phase": a["phase"], "to_move": a["to_move"],
                    "recommended": a["recommended"], "seconds": round(seconds, 3),
                    "search_seconds": round(a["stats"]["seconds"], 3),
@@ -142,6 +153,9 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
         "answers_checked": len(agreements),
         "answers_agreeing": sum(agreements),
         "agreement_rate": None if rate is None else round(rate, 3),
+        "answers_as_good_within_noise": sum(equivalents),
+        "as_good_within_noise_rate": round(sum(equivalents) / len(equivalents), 3)
+        if equivalents else None,
         "targets": {
             "responses_whenever_opponent_decides": not missing,
             "median_within_2s": median <= TARGET_SECONDS,
