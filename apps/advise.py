@@ -234,7 +234,7 @@ def _policy_of(node: dict[str, Any]) -> dict[int, float]:
 
 def _likeliest(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The row a search recommends: the highest frequency (ISMCTS: visits), then value."""
-    return max(rows, key=lambda e: (e.get("frequency", e.get("visits", 0)), e["value"]))
+    return max(rows, key=lambda e: (e.get("frequency", e.get("visits", 0)), e.get("value", 0.0)))
 
 
 class _Planner:
@@ -428,7 +428,7 @@ class _Planner:
                     "stderr": None, "iterations": 0, "at": d.phase}
         node = self.bot.search_engine.node_stats(d)
         if node is not None and node["visits"] >= (iters if search else ANSWER_TREE_VISITS) \
-                and node["player"] == self.player:
+                and node["player"] == self.player and "value" in node["actions"][0]:
             # the main search went through this decision more often than a
             # search of the responses would: its statistics are the answer
             best = _likeliest(node["actions"])
