@@ -395,3 +395,28 @@ def test_cards_bad_card_set(tmp_path):
 def test_schema_advice():
     r = run("schema", "--advice")
     assert r.returncode == 0 and json.loads(r.stdout)["$id"] == SCHEMA["$id"]
+
+
+def test_engine_check_of_the_bench():
+    """bench advise's independent check: after the Polish search on the last
+    turn the German may play Bad Luck (a decision); in the German escort
+    example, after the escort decision, the Polish player has decisions."""
+    cs = load_card_set()
+    places = {c.number: "gone" for c in cs.cards}
+    places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand",
+                   "DE01": "base", "DE03": "base", "DE18": "hand"})
+    core = Core.build(CoreConfig(cs), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    search = next(a for a in core.legal_actions()
+                  if core.action_string(0, a) == "PL01 Scouts: search")
+    assert opponent_decides(core, search, worlds=4)
+    # without Bad Luck in the German hand and nothing on his side to act with
+    places.update({"DE18": "gone", "DE01": "gone", "DE03": "gone"})
+    bare = Core.build(CoreConfig(cs), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    search = next(a for a in bare.legal_actions()
+                  if bare.action_string(0, a) == "PL01 Scouts: search")
+    assert not opponent_decides(bare, search, worlds=4)
+    out = advise(bare, iterations=300, seed=1)
+    assert not opponent_decides(bare, out["recommended_id"], worlds=4)
+    assert out["responses"] == [] and "he holds no cards" in out["responses_note"]
