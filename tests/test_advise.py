@@ -373,7 +373,7 @@ def test_cards_lists_every_card_as_actions_name_them():
     for c in data["cards"]:
         assert {"number", "name", "side", "kind", "bullets", "abilities", "start",
                 "copies"} <= set(c)
-        assert c["name"].startswith(c["number"] + " ")
+        assert c["name"] == f"{c['number']} {c['type_name']}"  # as play's labels name it
     names = {c["name"] for c in data["cards"]}
     core = _example("german-escort.json").core
     for p in (0, 1):
