@@ -132,7 +132,7 @@ import jsonschema
 import bots._budget
 from apps.advise import DEFAULT_TIME, budget_options, format_advice
 from apps.bench_advise import opponent_decides
-from solver.state_io import from_json, load, to_json
+from solver.state_io import from_json, load
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "solver" / "data" /
                      "advice.schema.json").read_text())
