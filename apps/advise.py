@@ -2,43 +2,127 @@
 
 The bot searches the position (a state.json file holds one player's view;
 ``solver.state_io`` turns it into a state whose hidden cards are sampled,
-and the searcher resamples them again on every iteration).  The answer is
-the recommended action, every legal action with its recommended frequency,
-visits and value, the win probability of each side with a 95% interval, and
-the *responses*: inside the resolution of the recommended action, the
-opponent's likely replies and the recommended answer to each.
+and the searcher resamples them again on every iteration).  The answer
+(``docs/advice.md`` explains every field, ``solver/data/advice.schema.json``
+is its JSON Schema) is the recommended action, every legal action with its
+recommended frequency, visits, value and *loss* (what it costs against the
+recommended action), the win probability of each side with a 95% interval,
+and the *responses*: a plan two plies deep.
+
+Budgets
+=======
+``time`` / ``iterations`` (the ``--time`` / ``--iterations`` flags) win over
+the spec's own ``time=`` / ``iterations=``; with neither anywhere the main
+search runs :data:`DEFAULT_TIME` seconds.  The responses then search, in
+all, as many iterations as the main search ran, and with a time budget at
+most as many seconds again (so an iteration budget is reproducible and a
+time budget about doubles the answer's time).
+
+Responses
+=========
+For the recommended action and each other action whose value is within
+:data:`NEAR` of it (at most :data:`PLANNED` actions in all), in
+:data:`WORLDS` worlds sampled from what the player cannot see (the first
+die or Rocket card of each world drawn by systematic sampling, so every face
+is represented in proportion), the action is applied and the game is
+followed, the player's own choices inside the action's resolution taken
+from the main search's tree, up to the opponent's first decision (inside the
+resolution, or the opponent's next main action or pass) or the player's next
+free decision.  The *opponent model*: in up to ``K`` of the worlds that reach
+an opponent decision (sampled systematically from them), the opponent's own
+search from that world (it knows its hand there and samples the player's)
+gives the probability of each reply; where the main tree already holds the
+opponent's information set with enough visits, its visit frequencies are
+used instead, and without budget the heuristic bot's choice.  So a reply's
+``probability`` is the chance that the opponent can *and* will play it.
+After each reply the game is followed again (the opponent's further choices
+from its own search tree, chance sampled) to the player's next decision,
+where a search gives the answer, its win probability and standard error.
+Answers are grouped per class of public chance outcomes (dice, Rocket
+cards) met on the way, in words, and classes with the same answer merged.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from math import sqrt
+from time import perf_counter
 from typing import Any
 
 from bots import SEARCH_BOTS, make_bot, parse_spec
+from bots.heuristic import HeuristicBot
 from solver._core import Core
-from solver.errors import StateFormatError
+from solver.errors import ParameterError, StateFormatError
 
 SIDES = ("polish", "german")
+TITLES = ("Polish", "German")
+DEFAULT_TIME = 0.8       # seconds of main search when no budget is given (--help says so)
+NEAR = 0.05              # alternatives within this much win probability get a plan too
+PLANNED = 3              # at most this many planned actions (the recommended one first)
+WORLDS = 200             # worlds sampled per planned action to find the opponent's decisions
+OPPONENT_SEARCHES = 8    # worlds in which the opponent's own search is run (recommended action)
+ANSWERS = 4              # answer searches at most (recommended action; 2 for an alternative)
+MIN_ITERATIONS = 100     # the smallest search of the responses
+MAX_REPLIES = 5          # replies listed per planned action (the likeliest)
+MAX_CLASSES = 3          # chance classes answered per reply (the likeliest)
+MIN_REPLY = 0.01         # replies less likely than this are left out
+TREE_VISITS = 50         # main-tree visits at an opponent node that stand for its own search
+ANSWER_TREE_VISITS = 20  # main-tree visits at a decision of yours that answer a class not searched
+OPPONENT_MODEL = (
+    "the opponent's own search (the same searcher) run from worlds sampled from what you "
+    "cannot see, each world giving the opponent a hand; your search tree's visit "
+    "frequencies where it already holds the opponent's position well; the heuristic bot "
+    "when no search budget is left")
+_MAX_STEPS = 400         # bound on a walk (a game is far shorter between two decisions)
+
+
+def budget_options(bot_spec: str, time: float | None = None,
+                   iterations: int | None = None) -> tuple[str, dict[str, Any]]:
+    """(bot name, options) with the budget advise uses: a flag (``time`` or
+    ``iterations``) wins over the spec's own, the spec's own over the
+    default of :data:`DEFAULT_TIME` seconds."""
+    name, options = parse_spec(bot_spec)
+    if time is not None and iterations is not None:
+        raise ParameterError("--time and --iterations: give one budget, not both")
+    if name not in SEARCH_BOTS:
+        if time is not None or iterations is not None:
+            flag = "--time" if time is not None else "--iterations"
+            raise ParameterError(f"{flag}: the bot {name!r} does not search, it has no budget "
+                                 f"(search bots: {', '.join(sorted(SEARCH_BOTS))})")
+        return name, options
+    if time is not None:
+        options["time"] = float(time)
+        options.pop("iterations", None)
+    elif iterations is not None:
+        options["iterations"] = int(iterations)
+        options.pop("time", None)
+    elif "time" not in options and "iterations" not in options:
+        options["time"] = DEFAULT_TIME
+    return name, options
+
+
+def _spec_text(name: str, options: dict[str, Any]) -> str:
+    return name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
 
 
 def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
-           iterations: int | None = None, seed: int = 0) -> dict[str, Any]:
+           iterations: int | None = None, seed: int = 0, responses: bool = True,
+           opponent: str = "search", keep_positions: bool = False) -> dict[str, Any]:
     """Searches ``state`` (a pyspiel WildhornState or a core position at a
-    decision) and returns the advice as a JSON-ready dict."""
+    decision) and returns the advice as a JSON-ready dict.
+
+    ``opponent``: "search" (the opponent model of the module docstring) or
+    "heuristic" (the heuristic bot's choice in every world, cheaper).
+    ``keep_positions``: the answer also holds, under ``"_positions"``, the
+    core position behind every answer (for the bench; not JSON)."""
     core: Core = state.core if hasattr(state, "core") else state
     if core.is_terminal() or core.is_chance():
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
+    if opponent not in ("search", "heuristic"):
+        raise ParameterError(f"--opponent: expected search or heuristic, got {opponent!r}")
     player = core.current_player()
-    name, options = parse_spec(bot_spec)
-    if time is None and iterations is None and "time" not in options \
-            and "iterations" not in options:
-        time = 0.7  # with the responses, about one second of search in all
-        options["time"] = time
-        options.pop("iterations", None)
-    if iterations is not None:
-        options["iterations"] = iterations
-        options.pop("time", None)
+    name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:
         bot = SEARCH_BOTS[name](player, seed, **options)
     else:
@@ -51,14 +135,26 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     rows = stats.get("actions") or [{"action": a, "frequency": p, "visits": None,
                                      "value": None, "stderr": None}
                                     for a, p in result["policy"].items()]
-    actions = sorted(({"action": name_of(r["action"]), "id": r["action"],
-                       "frequency": round(r["frequency"], 4), "visits": r["visits"],
-                       "value": None if r["value"] is None else round(r["value"], 4),
-                       "stderr": None if r["stderr"] is None else round(r["stderr"], 4)}
-                      for r in rows), key=lambda r: (-r["frequency"], r["id"]))
+    best_row = next((r for r in rows if r["action"] == recommended), None)
+    actions = []
+    for r in rows:
+        row = {"action": name_of(r["action"]), "id": r["action"],
+               "frequency": round(r["frequency"], 4), "visits": r["visits"],
+               "value": None if r["value"] is None else round(r["value"], 4),
+               "stderr": None if r["stderr"] is None else round(r["stderr"], 4),
+               "loss": None, "loss_stderr": None}
+        if r["value"] is not None and best_row is not None and best_row["value"] is not None:
+            if r["action"] == recommended:
+                row["loss"], row["loss_stderr"] = 0.0, 0.0
+            else:
+                row["loss"] = round(best_row["value"] - r["value"], 4)
+                row["loss_stderr"] = round(sqrt(best_row["stderr"] ** 2 + r["stderr"] ** 2), 4)
+        actions.append(row)
+    actions.sort(key=lambda r: (r["id"] != recommended, -r["frequency"], r["id"]))
     value = result.get("value")
     ci = result.get("value_ci95")
-    out = {
+    budget = {k: options[k] for k in ("time", "iterations") if k in options}
+    out: dict[str, Any] = {
         "to_move": SIDES[player],
         "phase": core.phase,
         "recommended": name_of(recommended),
@@ -68,109 +164,479 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         "value_ci95": None if ci is None else {SIDES[p]: [round(x, 4) for x in ci[p]]
                                                for p in (0, 1)},
         "responses": [],
-        "stats": {"bot": bot_spec, "seed": seed,
+        "responses_note": None,
+        "opponent_model": None,
+        "stats": {"bot": bot_spec, "spec": _spec_text(name, options), "seed": seed,
+                  "budget": budget,
                   **{k: stats[k] for k in ("iterations", "worlds", "seconds", "nodes",
                                            "memory_bytes") if k in stats}},
     }
-    if name in SEARCH_BOTS:
-        budget = 0.4 * (bot.time or 0.0) or 0.3
-        out["responses"] = _responses(bot, core, player, recommended, seed, budget)
+    positions: list[dict[str, Any]] = []
+    if not responses:
+        out["responses_note"] = "responses not asked for"
+    elif name not in SEARCH_BOTS:
+        out["responses_note"] = (f"the {name} bot does not search: responses need a search "
+                                 f"bot (--bot ismcts or oos)")
+    elif "iterations" not in stats:
+        out["responses_note"] = "a single legal action: nothing to plan"
+        out["stats"]["seconds"] = 0.0
+    else:
+        t0 = perf_counter()
+        # a time budget also bounds the responses' searches: as many seconds again
+        seconds = options["time"] if "iterations" not in options else 0.0
+        planner = _Planner(bot, core, player, seed, stats["iterations"], opponent, seconds)
+        candidates = _candidates(rows, recommended)
+        shares = [0.7, 0.15, 0.15] if len(candidates) == 3 else [0.8, 0.2] \
+            if len(candidates) == 2 else [1.0]
+        by_id = {r["id"]: r for r in actions}
+        for k, (a, share) in enumerate(zip(candidates, shares)):
+            plan, note = planner.plan(a, share, searches=OPPONENT_SEARCHES if k == 0 else 3,
+                                      answers=ANSWERS if k == 0 else 2,
+                                      positions=positions if keep_positions and k == 0
+                                      else None)
+            by_id[a]["responses"] = plan
+            by_id[a]["responses_note"] = note
+            if a == recommended:
+                out["responses"], out["responses_note"] = plan, note
+        out["opponent_model"] = (OPPONENT_MODEL if opponent == "search"
+                                 else "the heuristic bot's choice in each sampled world")
+        out["stats"]["responses_iterations"] = planner.iterations_used
+        out["stats"]["responses_seconds"] = round(perf_counter() - t0, 3)
+    if keep_positions:
+        out["_positions"] = positions
     return out
+
+
+def _candidates(rows: list[dict[str, Any]], recommended: int) -> list[int]:
+    """The recommended action, then the others within NEAR of its value (best first)."""
+    best = next((r for r in rows if r["action"] == recommended), None)
+    out = [recommended]
+    if best is None or best["value"] is None:
+        return out
+    near = sorted((r for r in rows if r["action"] != recommended and r["value"] is not None
+                   and r["visits"] and best["value"] - r["value"] <= NEAR),
+                  key=lambda r: -r["value"])
+    return out + [r["action"] for r in near[:PLANNED - 1]]
+
+
+def _policy_of(node: dict[str, Any]) -> dict[int, float]:
+    """Action probabilities of a node_stats answer (frequencies, else visits)."""
+    rows = node["actions"]
+    if rows and "frequency" in rows[0]:
+        weights = {r["action"]: r["frequency"] for r in rows}
+    else:
+        weights = {r["action"]: r["visits"] for r in rows}
+    total = sum(weights.values())
+    if total <= 0:
+        return {a: 1 / len(weights) for a in weights}
+    return {a: w / total for a, w in weights.items()}
 
 
 def _likeliest(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The row a search recommends: the highest frequency (ISMCTS: visits)."""
-    return max(rows, key=lambda e: e.get("frequency", e["visits"]))
+    """The row a search recommends: the highest frequency (ISMCTS: visits), then value."""
+    return max(rows, key=lambda e: (e.get("frequency", e.get("visits", 0)), e.get("value", 0.0)))
 
 
-def _responses(bot: Any, core: Core, player: int, action: int, seed: int,
-               budget: float, worlds: int = 8) -> list[dict[str, Any]]:
-    """The opponent's replies inside the resolution of ``action`` and the
-    recommended answer to each.
+class _Planner:
+    """The responses of one position (see the module docstring)."""
 
-    In a few sampled worlds the action is applied (chance sampled, the
-    player's own intermediate choices taken from the bot's main search)
-    up to the opponent's first decision inside its resolution; every reply seen there
-    is a candidate, weighted by the number of worlds in which it was legal.
-    For each reply (most frequent first, within ``budget`` seconds), a short
-    search from the player's next decision gives the answer; the search
-    resamples what the player cannot see, so only the public reply matters.
-    """
-    engine = bot.search_engine
-    rng = random.Random(seed)
-    start_turn = core.turn
+    def __init__(self, bot: Any, core: Core, player: int, seed: int, iterations: int,
+                 opponent: str, seconds: float = 0.0):
+        self.bot = bot
+        self.core = core
+        self.player = player
+        self.opp = 1 - player
+        self.seed = seed
+        self.budget = max(0, int(iterations))
+        self.seconds = seconds   # > 0: each search also stops at its share of these seconds
+        self.opponent = opponent
+        self.iterations_used = 0
+        self.rng = random.Random(seed * 7919 + 17)
+        self.heuristic = (HeuristicBot(0, seed), HeuristicBot(1, seed))
+        self.dice = core.config.dice_sides
 
-    def finished(s: Core) -> bool:
-        return s.is_terminal() or s.turn != start_turn or (
-            s.pending is None and s.phase in ("actions", "redraw"))
+    def _time_for(self, iters: int) -> float:
+        """The seconds a search of ``iters`` iterations may take (0: no bound)."""
+        return self.seconds * iters / self.budget if self.seconds > 0 and self.budget else 0.0
 
-    def through_chance(s: Core) -> Core:
-        while s.is_chance():
-            acts, probs = zip(*s.chance_outcomes())
-            s.apply(rng.choices(acts, probs)[0])
+    # ---- walking ------------------------------------------------------------
+    def _chance_event(self, s: Core, outcome: int) -> tuple[str, int] | None:
+        """A public chance outcome in a player's words: ("your search roll", 4)."""
+        if s.phase == "rocket":
+            rockets = s.config.rockets
+            return ("the Rocket card", rockets[outcome]) if outcome < len(rockets) else None
+        if s.phase != "roll":
+            return None
+        q = s.pending
+        if q is None:
+            return ("the die", outcome + 1)
+        k = len(q["dice"])
+        roller = q["actor"] if k == 0 else 1 - q["actor"]
+        kind = q["kind"].replace("_", " ")
+        if q["kind"] == "attack":
+            kind = "attack" if k == 0 else "defence"
+        whose = "your" if roller == self.player else f"the {SIDES[roller]}'s"
+        return (f"{whose} {kind} roll", outcome + 1)
+
+    def _chance(self, s: Core, u: float | None, events: list) -> None:
+        """Applies one chance outcome: by ``u`` (systematic sampling) or at random."""
+        outcomes = s.chance_outcomes()
+        x = self.rng.random() if u is None else u
+        acc = 0.0
+        pick = outcomes[-1][0]
+        for a, p in outcomes:
+            acc += p
+            if x < acc:
+                pick = a
+                break
+        ev = self._chance_event(s, pick)
+        if ev is not None and len(outcomes) > 1:
+            events.append(ev)
+        s.apply(pick)
+
+    def _own_choice(self, s: Core) -> int:
+        """The player's own choice inside its action: the main tree's, else the heuristic's."""
+        node = self.bot.search_engine.node_stats(s)
+        if node is not None and node["visits"] >= 5:
+            return _likeliest(node["actions"])["action"]
+        return self.heuristic[self.player].analyse(s)["action"]
+
+    def _to_opponent(self, action: int, u: float) -> tuple[str, Core, tuple]:
+        """One world: ``action`` applied and followed to the opponent's first
+        decision ("opponent"), the player's next free decision ("own") or the
+        end ("end"); returns (kind, position, chance events)."""
+        s = self.core.resample(self.player, self.rng.randrange(2**62))
+        s.apply(action)
+        events: list = []
+        first = True
+        for _ in range(_MAX_STEPS):
+            if s.is_terminal():
+                return "end", s, tuple(events)
+            if s.is_chance():
+                self._chance(s, u if first else None, events)
+                first = False
+                continue
+            if s.current_player() == self.opp:
+                return "opponent", s, tuple(events)
+            q = s.pending
+            if q is None or q["actor"] != self.player:
+                return "own", s, tuple(events)
+            s.apply(self._own_choice(s))
+        return "end", s, tuple(events)
+
+    def _to_answer(self, s: Core, engine: Any, events: list) -> Core:
+        """From after a reply to the player's next decision (or the end)."""
+        for _ in range(_MAX_STEPS):
+            if s.is_terminal():
+                return s
+            if s.is_chance():
+                self._chance(s, None, events)
+                continue
+            if s.current_player() == self.player:
+                return s
+            node = engine.node_stats(s) if engine is not None else None
+            if node is not None and node["visits"] >= 20:
+                s.apply(_likeliest(node["actions"])["action"])
+            else:
+                s.apply(self.heuristic[self.opp].analyse(s)["action"])
         return s
 
-    weight: Counter = Counter()
-    after: dict[tuple, Core] = {}
-    for _ in range(worlds):
-        s = core.resample(player, rng.randrange(2**62))
-        s.apply(action)
-        through_chance(s)
-        while not finished(s) and s.current_player() == player:
-            ours = engine.node_stats(s)
-            if ours is None or ours["visits"] < 5:
+    # ---- the opponent model -----------------------------------------------------
+    def _replies(self, s: Core, iters: int) -> tuple[dict[int, float], Any]:
+        """The opponent's probability of each reply at ``s``, and the tree behind it."""
+        if self.opponent == "search":
+            node = self.bot.search_engine.node_stats(s)
+            if node is not None and node["visits"] >= TREE_VISITS:
+                return _policy_of(node), self.bot.search_engine
+            if iters > 0:
+                engine = self.bot.new_engine(self.rng.randrange(2**62))
+                st = engine.search(s, iterations=iters, time_limit=self._time_for(iters))
+                self.iterations_used += st["iterations"]
+                return {r["action"]: r["frequency"] for r in st["actions"]}, engine
+        h = self.heuristic[self.opp].analyse(s)
+        tied = h["tied"]
+        return {a: 1 / len(tied) for a in tied}, None
+
+    # ---- one planned action -------------------------------------------------------
+    def plan(self, action: int, share: float, searches: int, answers: int,
+             positions: list | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        budget = int(self.budget * share)
+        walks = [self._to_opponent(action, (i + self.rng.random()) / WORLDS)
+                 for i in range(WORLDS)]
+        reached = [w for w in walks if w[0] == "opponent"]
+        if not reached:
+            return [], self._why_not(walks)
+        p_reach = len(reached) / len(walks)
+        # systematic sample of the worlds reaching the opponent, sorted by what
+        # they show, so that every kind of opponent decision is represented
+        reached.sort(key=lambda w: (w[2], w[1].phase))
+        k = min(searches, len(reached))
+        step = len(reached) / k
+        picked = [reached[int(i * step)] for i in range(k)]
+        opp_iters = max(MIN_ITERATIONS, int(0.3 * budget / k))
+        # (phase, reply text) -> events -> [(weight, position after the reply)]
+        classes: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
+        reply_ids: dict[tuple, int] = {}
+        for _, s, events in picked:
+            policy, engine = self._replies(s, opp_iters)
+            for reply, p in policy.items():
+                if p * p_reach < MIN_REPLY / 4:
+                    continue
+                t = s.copy()
+                t.apply(reply)
+                ev = list(events)
+                d = self._to_answer(t, engine, ev)
+                key = (s.phase, s.action_string(self.opp, reply))
+                reply_ids[key] = reply
+                classes[key][tuple(ev)].append((p * p_reach / k, d))
+        ranked = sorted(classes.items(), key=lambda kv: -sum(w for c in kv[1].values()
+                                                             for w, _ in c))
+        ranked = [(key, cls) for key, cls in ranked
+                  if sum(w for c in cls.values() for w, _ in c) >= MIN_REPLY][:MAX_REPLIES]
+        if not ranked:  # every reply is rare: still name the likeliest one
+            ranked = sorted(classes.items(), key=lambda kv: -sum(
+                w for c in kv[1].values() for w, _ in c))[:1]
+        # the answers searched: each reply's likeliest class, then the likeliest others
+        pool = sorted(((sum(w for w, _ in items), i, ev) for i, (_, cls) in enumerate(ranked)
+                       for ev, items in cls.items()), key=lambda x: -x[0])
+        keep = {(i, ev) for i, (_, cls) in enumerate(ranked)
+                for ev in [max(cls, key=lambda e: sum(w for w, _ in cls[e]))]}
+        for _, i, ev in pool:
+            if len(keep) >= max(answers, len(ranked)):
                 break
-            s.apply(_likeliest(ours["actions"])["action"])
-            through_chance(s)
-        if finished(s) or s.current_player() == player:
-            continue
-        mover = s.current_player()
-        for reply in s.legal_actions():
-            t = s.copy()
-            t.apply(reply)
-            through_chance(t)
-            if finished(t) or t.current_player() != player:
+            if sum(1 for j, _ in keep if j == i) < MAX_CLASSES:
+                keep.add((i, ev))
+        ans_iters = max(MIN_ITERATIONS, int(0.7 * budget / len(keep)))
+        out = []
+        for i, (key, cls) in enumerate(ranked):
+            kept = {ev: (items, (i, ev) in keep) for ev, items in cls.items()}
+            out.append(self._response(key, kept, sum(w for c in cls.values() for w, _ in c),
+                                      ans_iters, positions))
+        return out, None
+
+    def _answer(self, d: Core, iters: int, search: bool = True) -> dict[str, Any] | None:
+        """The player's best action at ``d`` with its value and standard error
+        (``search`` false: only from the main tree, None if it has too few visits)."""
+        if d.is_terminal():
+            won = d.returns()[self.player] > 0
+            return {"then": f"nothing: the game is over, you {'win' if won else 'lose'}",
+                    "value": 1.0 if won else 0.0, "stderr": 0.0, "iterations": 0,
+                    "at": "end"}
+        legal = d.legal_actions()
+        if len(legal) == 1:
+            return {"then": d.action_string(self.player, legal[0]), "value": None,
+                    "stderr": None, "iterations": 0, "at": d.phase}
+        node = self.bot.search_engine.node_stats(d)
+        if node is not None and node["visits"] >= (iters if search else ANSWER_TREE_VISITS) \
+                and node["player"] == self.player and "value" in node["actions"][0]:
+            # the main search went through this decision more often than a
+            # search of the responses would: its statistics are the answer
+            best = _likeliest(node["actions"])
+            n = max(1, best["visits"])
+            return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
+                    "value": best["value"],
+                    "stderr": sqrt(best["value"] * (1 - best["value"]) / n) if n > 1 else 1.0,
+                    "iterations": node["visits"], "at": d.phase}
+        if not search:
+            return None
+        engine = self.bot.new_engine(self.rng.randrange(2**62))
+        st = engine.search(d, iterations=iters, time_limit=self._time_for(iters))
+        self.iterations_used += st["iterations"]
+        best = _likeliest(st["actions"])
+        return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
+                "value": best["value"], "stderr": best["stderr"],
+                "iterations": st["iterations"], "at": d.phase}
+
+    def _response(self, key: tuple, cls: dict[tuple, list], total: float, iters: int,
+                  positions: list | None) -> dict[str, Any]:
+        """One reply (``total`` its probability) with the answer to each of its
+        chance classes ``cls`` (events -> ([(weight, position)], searched)): a
+        search for the classes chosen to be searched, the main tree's statistics
+        for the others where it went there often enough."""
+        phase, text = key
+        ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1][0]))
+        answered = []
+        for events, (items, search) in ranked:
+            weight = sum(w for w, _ in items)
+            d = max(items, key=lambda x: x[0])[1]
+            ans = self._answer(d, iters, search)
+            if ans is None:   # a class beyond the searches, and the main tree seldom there
                 continue
-            key = (s.phase, s.action_string(mover, reply))
-            weight[key] += 1
-            after.setdefault(key, t)
-    out = []
-    replies = weight.most_common(6)
-    for i, (key, w) in enumerate(replies):
-        stats = bot.new_engine(seed + 1 + i).search(after[key], time_limit=budget / len(replies))
-        best = _likeliest(stats["actions"])
-        out.append({"if": f"{SIDES[1 - player]} {key[1]}", "phase": key[0],
-                    "then": after[key].action_string(player, best["action"]),
-                    "value": round(best["value"], 4), "share": round(w / worlds, 3),
-                    "iterations": stats["iterations"]})
-    return out
+            answered.append((events, weight, ans))
+            if positions is not None and ans["iterations"]:
+                positions.append({"if": f"{SIDES[self.opp]} {text}", "then": ans["then"],
+                                  "events": events, "position": d,
+                                  "iterations": ans["iterations"]})
+        # merge the classes with the same answer
+        merged: dict[str, list] = defaultdict(list)
+        for events, weight, ans in answered:
+            merged[ans["then"]].append((events, weight, ans))
+        shown = total or 1.0   # outcome probabilities are shares of the whole reply
+        outcomes = []
+        for then, group in merged.items():
+            w = sum(wt for _, wt, _ in group)
+            outcomes.append({"when": _describe_events([e for e, _, _ in group], self.dice),
+                             "probability": round(w / shown, 4), "then": then,
+                             "at": group[0][2]["at"], **_combine(group)})
+        outcomes.sort(key=lambda o: -o["probability"])
+        head = outcomes[0]
+        value = _combine(answered)
+        r: dict[str, Any] = {
+            "if": f"{SIDES[self.opp]} {text}", "reply": text, "phase": phase,
+            "probability": round(total, 4), "then": head["then"], "at": head["at"],
+            "value": value["value"], "stderr": value["stderr"],
+        }
+        if any(events for events, _, _ in answered):
+            r["outcomes"] = outcomes
+            r["outcomes_covered"] = round(sum(o["probability"] for o in outcomes), 4)
+        return r
+
+    def _why_not(self, walks: list) -> str:
+        """Why the opponent has no decision before the player's next free one."""
+        opp = TITLES[self.opp]
+        ends = Counter(kind for kind, _, _ in walks)
+        if ends["end"] == len(walks):
+            return f"the {opp} cannot act: the game ends with this action"
+        own = [s for kind, s, _ in walks if kind == "own"]
+        s = own[0] if own else walks[0][1]
+        why = []
+        if self.core.hand_size(self.opp) == 0:
+            why.append("he holds no cards")
+        if own:
+            phases = Counter(x.phase for x in own)
+            phase = phases.most_common(1)[0][0]
+            q = own[0].pending
+            if phase == "actions" and own[0].actor == self.player:
+                why.append("you act again first (your next main action)")
+            elif q is not None and q["actor"] == self.opp:
+                why.append(f"your next decision ({phase}) comes inside the {opp}'s action "
+                           f"before he decides anything")
+            else:
+                why.append(f"your next decision ({phase}) comes first")
+        del s
+        return (f"the {opp} cannot act before your next decision in any of {len(walks)} "
+                f"sampled worlds: " + "; ".join(why))
+
+
+def _combine(group: list) -> dict[str, Any]:
+    """Weighted mean value and its standard error of answered classes
+    ``(events, weight, answer)``; None where an answer has no value."""
+    items = [(w, a) for _, w, a in group if a["value"] is not None]
+    if not items:
+        return {"value": None, "stderr": None}
+    total = sum(w for w, _ in items) or 1.0
+    value = sum(w * a["value"] for w, a in items) / total
+    se = sqrt(sum((w / total) ** 2 * a["stderr"] ** 2 for w, a in items))
+    return {"value": round(value, 4), "stderr": round(se, 4)}
+
+
+def _faces(values: set[int], sides: int) -> str:
+    """{4, 5, 6} -> "4 or more"; {1, 2, 3} -> "1-3"; {2, 5} -> "2 or 5"."""
+    v = sorted(values)
+    if len(v) == 1:
+        return str(v[0])
+    if v == list(range(v[0], v[-1] + 1)):
+        if v[-1] >= sides:
+            return f"{v[0]} or more"
+        if v[0] <= 1:
+            return f"{v[-1]} or less"
+        return f"{v[0]}-{v[-1]}"
+    return ", ".join(map(str, v[:-1])) + f" or {v[-1]}"
+
+
+def _describe_events(classes: list[tuple], sides: int) -> str:
+    """The chance outcome classes of a merged answer in a player's words."""
+    if not any(classes):
+        return "always"
+    labels: dict[str, set] = defaultdict(set)
+    order: list[str] = []
+    for events in classes:
+        for label, value in events:
+            if label not in labels:
+                order.append(label)
+            labels[label].add(value)
+    parts = []
+    for label in order:
+        top = sides if "roll" in label else max(labels[label])
+        parts.append(f"{label} is {_faces(labels[label], top)}")
+    return "if " + " and ".join(parts)
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.0f}%"
 
 
 def format_advice(a: dict[str, Any]) -> str:
     """The advice for people."""
-    lines = [f"{a['to_move'].capitalize()} to move ({a['phase']}).",
+    me = a["to_move"]
+    opp = TITLES[1 - SIDES.index(me)]
+    lines = [f"{me.capitalize()} to move ({a['phase']}).",
              f"Recommended: {a['recommended']}", ""]
-    lines.append(f"{'action':40s} {'freq':>6s} {'visits':>8s} {'value':>14s}")
+    lines.append(f"{'action':36s} {'freq':>5s} {'visits':>7s} {'win':>11s}  cost")
     for r in a["actions"]:
-        value = "-" if r["value"] is None else f"{r['value']:.3f} ± {r['stderr']:.3f}"
+        value = "-" if r["value"] is None else \
+            f"{_percent(r['value']):>4s} ± {_percent(r['stderr']):>3s}"
         visits = "-" if r["visits"] is None else str(r["visits"])
-        lines.append(f"{r['action'][:40]:40s} {r['frequency']:6.3f} {visits:>8s} {value:>14s}")
+        if r["loss"] is None:
+            cost = ""
+        elif r["id"] == a["recommended_id"]:
+            cost = "recommended"
+        elif r["loss"] <= 2 * r["loss_stderr"] and r["loss"] < 0.01 + r["loss_stderr"]:
+            cost = f"about the same (costs {_percent(max(r['loss'], 0))} ± " \
+                   f"{_percent(r['loss_stderr'])})"
+        else:
+            cost = f"costs {_percent(r['loss'])} win chance (± {_percent(r['loss_stderr'])})"
+        lines.append(f"{r['action'][:36]:36s} {r['frequency']:5.2f} {visits:>7s} {value:>11s}"
+                     f"  {cost}")
     if a["value"]:
         lines.append("")
         for side in SIDES:
             lo, hi = a["value_ci95"][side]
             lines.append(f"Win probability {side}: {a['value'][side]:.3f} "
                          f"(95% interval {lo:.3f}-{hi:.3f})")
-    if a["responses"]:
+    planned = [r for r in a["actions"] if "responses" in r]
+    for r in planned:
         lines.append("")
-        lines.append("Responses:")
-        for r in a["responses"]:
-            lines.append(f"  if the {r['if']} ({r['phase']}), answer with {r['then']}"
-                         f"  (win {r['value']:.2f}; legal in {r['share']:.0%} of sampled worlds)")
+        head = "If you play" if r["id"] == a["recommended_id"] else "If instead you play"
+        lines.append(f"{head} {r['action']}:")
+        if not r["responses"]:
+            lines.append(f"  {r['responses_note']}.")
+        for x in r["responses"]:
+            lines.extend(_response_lines(x, opp))
+    if a.get("opponent_model") and planned:
+        lines.append("")
+        lines.append(f"(The {opp}'s replies and their chances come from {a['opponent_model']}.)")
+    elif a.get("responses_note") and not planned:
+        lines.append("")
+        lines.append(f"Responses: {a['responses_note']}.")
     st = a["stats"]
     if "iterations" in st:
         lines.append("")
         lines.append(f"Search: {st['iterations']} iterations, {st['worlds']} worlds sampled, "
                      f"{st['seconds']:.2f} s, {st['nodes']} nodes "
-                     f"({st['memory_bytes'] / 2**20:.1f} MiB)")
+                     f"({st['memory_bytes'] / 2**20:.1f} MiB); bot {st['spec']}")
+        if "responses_seconds" in st:
+            lines.append(f"Responses: {st['responses_iterations']} iterations, "
+                         f"{st['responses_seconds']:.2f} s")
     return "\n".join(lines)
+
+
+def _win(x: dict[str, Any]) -> str:
+    if x["value"] is None:
+        return "forced"
+    return f"win {_percent(x['value'])} ± {_percent(x['stderr'])}"
+
+
+def _response_lines(x: dict[str, Any], opp: str) -> list[str]:
+    head = f"  - if the {opp}: {x['reply']} ({x['phase']}, {_percent(x['probability'])} likely)"
+    outcomes = x.get("outcomes")
+    if not outcomes:
+        return [f"{head}: answer {x['then']} ({_win(x)})"]
+    lines = [f"{head}:"]
+    for o in outcomes:
+        lines.append(f"      {o['when']} ({_percent(o['probability'])} of it): {o['then']} "
+                     f"({_win(o)})")
+    if x["outcomes_covered"] < 0.995:
+        lines.append(f"      other outcomes ({_percent(1 - x['outcomes_covered'])}): "
+                     f"not analysed")
+    return lines

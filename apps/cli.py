@@ -1,11 +1,13 @@
 """The ``wildhorn-solve`` command.
 
 Subcommands: ``demo`` (plays and narrates a seeded game), ``advise``
-(what to do in a state.json position), ``schema`` (the state.json JSON
-Schema), ``random-states`` (state.json files from seeded random games),
+(what to do in a state.json position or a saved game), ``export`` (the
+state.json of one side's view of a saved game), ``cards`` (the cards of a
+card set), ``schema`` (the state.json JSON Schema), ``random-states`` (state.json files from seeded random games),
 ``play`` (a game against the bot in the terminal),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
-``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
+``bench search`` (ISMCTS speed, results/bench-search.json), ``bench advise``
+(the advice's targets, results/bench-advise.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
 ``tournament`` (bot-vs-bot games with ratings, apps.tournament).
 Bad input ends with a one-line message on stderr and exit status 2.
@@ -31,11 +33,15 @@ import solver  # noqa: F401  (registers the game)
 from apps import bench, bench_cfr
 from apps import play as play_app
 from apps import tournament
-from apps.advise import advise, format_advice
+from apps import bench_advise
+from apps.advise import DEFAULT_TIME, advise, format_advice
+from apps.cardlist import card_rows, format_cards
+from apps.saved import export_view, load_position
 from bots import BotSpecError, parse_spec, spec_help
 from solver import __version__
+from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, with_rulings_pointer
-from solver.state_io import load, write_random_states
+from solver.state_io import write_random_states
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -63,13 +69,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
-    if args.time is not None and args.time <= 0:
+    if args.time is not None and not args.time > 0:
         raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
     if args.iterations is not None and args.iterations <= 0:
         raise ParameterError(f"--iterations: expected a positive count, got {args.iterations}")
-    state = load(args.state, seed=args.seed)
+    state = load_position(args.state, seed=args.seed, side=args.side)
     result = advise(state, bot_spec=args.bot, time=args.time, iterations=args.iterations,
-                    seed=args.seed)
+                    seed=args.seed, responses=not args.no_responses, opponent=args.opponent)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -82,8 +88,29 @@ def _cmd_bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    text, side = export_view(args.save, side=args.side)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote the {side} view to {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _cmd_cards(args: argparse.Namespace) -> int:
+    cards = load_card_set(args.card_set or "default")
+    if args.json:
+        print(json.dumps({"name": cards.name, "fragments": cards.fragments,
+                          "rockets": list(cards.rockets), "cards": card_rows(cards)}, indent=2))
+    else:
+        print(format_cards(cards))
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
-    print(resources.files("solver").joinpath("data/state.schema.json").read_text(), end="")
+    name = "advice.schema.json" if args.advice else "state.schema.json"
+    print(resources.files("solver").joinpath(f"data/{name}").read_text(), end="")
     return 0
 
 
@@ -114,7 +141,11 @@ def _budgets(text: str) -> tuple[int, ...]:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "core":
+    if args.what == "advise":
+        log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
+        data = bench_advise.bench_advise(log=log)
+        out = args.out or "results/bench-advise.json"
+    elif args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
     elif args.what == "search":
@@ -176,6 +207,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+SIDE_CHOICES = ("polish", "german")
+
+
 def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
@@ -190,13 +224,33 @@ def build_parser() -> argparse.ArgumentParser:
                       help="game preset (default full)")
     demo.set_defaults(func=_cmd_demo)
 
-    adv = sub.add_parser("advise", help="what to do now in a state.json position")
-    adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`)")
+    adv = sub.add_parser(
+        "advise", help="what to do now in a state.json position or a saved game",
+        description="Advice for the side to move: every action with its win probability and "
+                    "what it costs, and the responses (the opponent's replies before your "
+                    "next decision, how likely each is, and your answer). Budget: --time or "
+                    "--iterations win over the bot spec's own time=/iterations=; with none "
+                    f"the main search runs {DEFAULT_TIME} s. The responses then search as "
+                    "many iterations again as the main search ran. docs/advice.md explains "
+                    "the answer.")
+    adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`) or a game "
+                                   "saved by `wildhorn-solve play --save`")
     adv.add_argument("--bot", default="ismcts",
                      help="bot spec (default ismcts), see `wildhorn-solve bots`")
     budget = adv.add_mutually_exclusive_group()
-    budget.add_argument("--time", type=float, help="seconds of search (default 1.0)")
-    budget.add_argument("--iterations", type=int, help="iterations of search (reproducible)")
+    budget.add_argument("--time", type=float,
+                        help=f"seconds of the main search (default {DEFAULT_TIME}, or the spec's "
+                             "own time=/iterations=)")
+    budget.add_argument("--iterations", type=int,
+                        help="iterations of the main search (reproducible for a seed)")
+    adv.add_argument("--side", choices=SIDE_CHOICES,
+                     help="with a saved game: the side to advise (default the side to move; "
+                          "it must be to move)")
+    adv.add_argument("--opponent", choices=("search", "heuristic"), default="search",
+                     help="model of the opponent's replies: its own search in sampled worlds "
+                          "(default) or the heuristic bot (cheaper)")
+    adv.add_argument("--no-responses", action="store_true",
+                     help="only the actions and their values (no responses)")
     adv.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     adv.add_argument("--json", action="store_true", help="print one JSON object")
     adv.set_defaults(func=_cmd_advise)
@@ -204,7 +258,22 @@ def build_parser() -> argparse.ArgumentParser:
     bots_cmd = sub.add_parser("bots", help="list the bots and the options of their spec strings")
     bots_cmd.set_defaults(func=_cmd_bots)
 
+    exp = sub.add_parser("export", help="write the state.json of one side's view of a saved game")
+    exp.add_argument("save", help="a game saved by `wildhorn-solve play --save`")
+    exp.add_argument("--side", choices=SIDE_CHOICES,
+                     help="whose view (default the side to move)")
+    exp.add_argument("--out", help="write to this file (default: print it)")
+    exp.set_defaults(func=_cmd_export)
+
+    cards = sub.add_parser("cards", help="list every card of a card set")
+    cards.add_argument("--card-set", metavar="FILE",
+                       help="a card-set file (default: the built-in set)")
+    cards.add_argument("--json", action="store_true", help="print one JSON object")
+    cards.set_defaults(func=_cmd_cards)
+
     schema = sub.add_parser("schema", help="print the JSON Schema of state.json")
+    schema.add_argument("--advice", action="store_true",
+                        help="print the JSON Schema of the answer of advise --json instead")
     schema.set_defaults(func=_cmd_schema)
 
     rs = sub.add_parser("random-states", help="write state.json files from seeded random games")
@@ -238,8 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_cmd_play)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
-    bench.add_argument("what", choices=("core", "search", "variants", "cfr"),
+    bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise"),
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
+                            "advise: the advice's targets (results/bench-advise.json); "
                             "variants: tree sizes; cfr: exact solving and exploitability "
                             "(results/cfr-tiny.json and .png)")
     bench.add_argument("--budgets", metavar="N,N,...",

@@ -120,3 +120,293 @@ def test_advise_at_every_kind_of_decision(tmp_path):
         out = advise(load(path), iterations=300, seed=1)
         assert out["phase"] == step or (step == "actions" and out["phase"] == "actions")
         assert out["recommended"] in [a["action"] for a in out["actions"]]
+
+
+# ---- issue 18: budgets, responses, loss, saved games, cards, the schema -------------
+
+import io
+import random
+
+import jsonschema
+
+import bots._budget
+from apps.advise import DEFAULT_TIME, budget_options, format_advice
+from apps.bench_advise import opponent_decides
+from conftest import FakeClock
+from solver.state_io import from_json, load
+
+SCHEMA = json.loads((Path(__file__).parent.parent / "solver" / "data" /
+                     "advice.schema.json").read_text())
+
+
+def _example(name):
+    return load(Path(__file__).parent.parent / "examples" / name, seed=0)
+
+
+def _searched(monkeypatch, **kwargs):
+    monkeypatch.setattr(bots._budget, "clock", FakeClock())
+    return advise(_example("german-escort.json"), responses=False, seed=1, **kwargs)["stats"]
+
+
+def test_time_flag_sets_the_search_time(monkeypatch):
+    """--time T searches T seconds (of a fake clock): twice the time, about
+    twice the iterations, and stats.seconds is the search actually run."""
+    short = _searched(monkeypatch, time=0.2)
+    long = _searched(monkeypatch, time=0.4)
+    assert short["budget"] == {"time": 0.2} and long["budget"] == {"time": 0.4}
+    assert 0.2 <= short["seconds"] < 0.25 and 0.4 <= long["seconds"] < 0.45
+    assert 1.7 < long["iterations"] / short["iterations"] < 2.3
+
+
+def test_default_time_is_the_stated_one(monkeypatch):
+    st = _searched(monkeypatch)
+    assert st["budget"] == {"time": DEFAULT_TIME} and st["spec"] == f"ismcts:time={DEFAULT_TIME}"
+    assert DEFAULT_TIME <= st["seconds"] < DEFAULT_TIME + 0.05
+    r = run("advise", "--help")
+    assert f"default {DEFAULT_TIME}" in " ".join(r.stdout.split())
+
+
+def test_flags_win_over_the_spec(monkeypatch):
+    st = _searched(monkeypatch, bot_spec="ismcts:time=5", iterations=300)
+    assert st["iterations"] == 300 and st["budget"] == {"iterations": 300}
+    st = _searched(monkeypatch, bot_spec="ismcts:iterations=100000", time=0.1)
+    assert st["budget"] == {"time": 0.1} and 0.1 <= st["seconds"] < 0.15
+    assert st["iterations"] < 100000
+    st = _searched(monkeypatch, bot_spec="ismcts:iterations=700")
+    assert st["iterations"] == 700 and st["spec"] == "ismcts:iterations=700"
+    st = _searched(monkeypatch, bot_spec="ismcts:time=0.3")
+    assert 0.3 <= st["seconds"] < 0.35
+
+
+def test_budget_options():
+    assert budget_options("ismcts:c=2", time=3)[1] == {"c": 2.0, "time": 3.0}
+    assert budget_options("oos:time=2", iterations=9)[1] == {"iterations": 9}
+    assert budget_options("ismcts")[1] == {"time": DEFAULT_TIME}
+    with pytest.raises(ValueError, match="--time"):
+        budget_options("heuristic", time=1)
+
+
+def test_cli_time_flag_reaches_the_search():
+    r = run("advise", str(EXAMPLES[0]), "--json", "--time", "0.3", "--no-responses")
+    assert r.returncode == 0, r.stderr
+    st = json.loads(r.stdout)["stats"]
+    assert st["budget"] == {"time": 0.3} and st["seconds"] >= 0.3
+
+
+def test_answer_matches_the_schema_and_losses():
+    out = advise(_example("german-escort.json"), iterations=2000, seed=2)
+    jsonschema.validate(out, SCHEMA)
+    best = out["actions"][0]
+    assert best["action"] == out["recommended"] and best["loss"] == 0
+    for r in out["actions"][1:]:
+        assert r["loss"] == pytest.approx(best["value"] - r["value"], abs=2e-4)
+        assert r["loss_stderr"] >= max(r["stderr"], best["stderr"]) - 1e-4
+    text = format_advice(out)
+    assert "win chance" in text or "about the same" in text
+
+
+def test_responses_are_replies_with_probabilities_and_answers():
+    """german-bad-luck: after DE18 Bad Luck the Polish player may answer in
+    the modifier window; every reply has a probability (can and will), an
+    answer with its value and standard error."""
+    out = advise(_example("german-bad-luck.json"), iterations=3000, seed=1)
+    assert out["responses"], out["responses_note"]
+    total = 0.0
+    for r in out["responses"]:
+        assert r["if"].startswith("polish ") and 0 < r["probability"] <= 1
+        assert r["then"] and 0 <= r["value"] <= 1 and r["stderr"] >= 0
+        total += r["probability"]
+    assert total <= 1 + 1e-3
+    assert out["opponent_model"]
+    jsonschema.validate(out, SCHEMA)
+
+
+def test_outcomes_of_a_die_in_words():
+    """german-escort: dice fall between the escort decision and the Polish
+    replies in the modifier window: the answers come per class of rolls."""
+    out = advise(_example("german-escort.json"), iterations=3000, seed=1)
+    outcomes = [o for r in out["responses"] for o in r.get("outcomes", [])]
+    assert outcomes
+    assert any("roll is" in o["when"] for o in outcomes)
+    for r in out["responses"]:
+        if "outcomes" in r:
+            covered = sum(o["probability"] for o in r["outcomes"])
+            assert 0 < covered <= 1 + 1e-3
+            assert abs(covered - r["outcomes_covered"]) < 1e-3
+            assert len({o["then"] for o in r["outcomes"]}) == len(r["outcomes"])  # merged
+
+
+def test_faces_in_words():
+    from apps.advise import _describe_events, _faces
+    assert _faces({4, 5, 6}, 6) == "4 or more"
+    assert _faces({1, 2, 3}, 6) == "3 or less"
+    assert _faces({2, 3}, 6) == "2-3"
+    assert _faces({2, 5}, 6) == "2 or 5"
+    assert _describe_events([(("your search roll", 4),), (("your search roll", 5),),
+                             (("your search roll", 6),)], 6) == "if your search roll is 4 or more"
+
+
+def test_responses_whenever_the_opponent_decides(tmp_path):
+    """On seeded random states of every kind: where the engine (an
+    independent walk) shows an opponent decision before the player's next
+    free decision, the responses are non-empty; where they are empty, a
+    note says why."""
+    from solver.state_io import write_random_states
+    checked = 0
+    for path in write_random_states(10, 5, tmp_path):
+        state = load(path)
+        out = advise(state, iterations=400, seed=1)
+        if opponent_decides(state.core, out["recommended_id"], worlds=16, seed=2):
+            checked += 1
+            assert out["responses"], (path.name, out["responses_note"])
+        if not out["responses"]:
+            assert out["responses_note"] and "cannot act" in out["responses_note"]
+    assert checked >= 3
+
+
+def test_no_reply_has_a_reason():
+    """The last action of a game: the opponent cannot reply, and the advice says why."""
+    places = {c.number: "gone" for c in load_card_set().cards}
+    places.update({"PL01": "periphery", "DE01": "base"})
+    core = Core.build(CoreConfig(load_card_set()), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    out = advise(core, iterations=500, seed=1)
+    a = out["recommended_id"]
+    if not opponent_decides(core, a, worlds=8):
+        assert out["responses"] == [] and "cannot act" in out["responses_note"]
+    else:
+        assert out["responses"]
+
+
+# ---- saved games ---------------------------------------------------------------------
+
+def _saved_game(tmp_path, moves=40, seed=4):
+    """A game of play saved at a decision after ``moves`` random moves."""
+    from apps.play import PlaySession
+    session = PlaySession(game_params={}, human=0, bot_spec="random", seed=seed,
+                          out=io.StringIO(), inp=io.StringIO())
+    rng = random.Random(seed)
+    core = session.core
+    k = 0
+    while k < moves or core.is_chance():
+        if core.is_chance():
+            acts, probs = zip(*core.chance_outcomes())
+            core.apply(rng.choices(acts, probs)[0])
+        else:
+            core.apply(rng.choice(core.legal_actions()))
+            k += 1
+        assert not core.is_terminal()
+    path = tmp_path / "game.json"
+    session.save(str(path))
+    return path, core
+
+
+@pytest.mark.parametrize("moves", [3, 40])
+def test_export_round_trip(tmp_path, moves):
+    """The exported view gives the same information-state string as the
+    saved game's state, for each player."""
+    path, core = _saved_game(tmp_path, moves=moves)
+    for side, p in (("polish", 0), ("german", 1)):
+        out = tmp_path / f"{side}.json"
+        r = run("export", str(path), "--side", side, "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        view = json.loads(out.read_text())
+        assert view["perspective"] == side
+        assert from_json(view, seed=9).core.info_string(p) == core.info_string(p)
+    r = run("export", str(path))
+    assert r.returncode == 0 and json.loads(r.stdout)["perspective"] == \
+        ("polish", "german")[core.current_player()]
+
+
+def test_advise_a_saved_game(tmp_path):
+    path, core = _saved_game(tmp_path)
+    mover = ("polish", "german")[core.current_player()]
+    r = run("advise", str(path), "--json", "--iterations", "500")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["to_move"] == mover
+    assert out["recommended_id"] in core.legal_actions()
+    other = ("german", "polish")[core.current_player()]
+    r = run("advise", str(path), "--side", other, "--iterations", "100")
+    assert r.returncode == 2 and "--side" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", ["state-for-export", "card-set", "other-version", "not-json"])
+def test_files_of_another_kind(tmp_path, kind):
+    """Each gets one line saying what the file is and what to do."""
+    if kind == "state-for-export":
+        args, needle = ["export", str(EXAMPLES[0])], "state file"
+    elif kind == "card-set":
+        args = ["advise", str(Path(__file__).parent.parent / "solver/data/cards-default.json")]
+        needle = "card set"
+    elif kind == "other-version":
+        data = json.loads(EXAMPLES[0].read_text())
+        data["format"] = "wildhorn-state/2"
+        (tmp_path / "s.json").write_text(json.dumps(data))
+        args, needle = ["advise", str(tmp_path / "s.json")], "wildhorn-state/1"
+    else:
+        (tmp_path / "s.json").write_text("not json")
+        args, needle = ["advise", str(tmp_path / "s.json")], "JSON"
+    r = run(*args)
+    assert r.returncode == 2 and needle in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# ---- cards -------------------------------------------------------------------------------
+
+def test_cards_lists_every_card_as_actions_name_them():
+    r = run("cards", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    cs = load_card_set()
+    assert [c["number"] for c in data["cards"]] == [c.number for c in cs.cards]
+    for c in data["cards"]:
+        assert {"number", "name", "side", "kind", "bullets", "abilities", "start",
+                "copies"} <= set(c)
+        assert c["name"] == f"{c['number']} {c['type_name']}"  # as play's labels name it
+    names = {c["name"] for c in data["cards"]}
+    core = _example("german-escort.json").core
+    for p in (0, 1):
+        for a in range(284):
+            text = core.action_string(p, a)
+            if text[:2] in ("PL", "DE"):
+                assert text.split(":")[0] in names, text
+    human = run("cards")
+    assert human.returncode == 0 and all(n in human.stdout for n in names)
+
+
+def test_cards_bad_card_set(tmp_path):
+    (tmp_path / "c.json").write_text('{"format": "wildhorn-cards/1"}')
+    r = run("cards", "--card-set", str(tmp_path / "c.json"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_schema_advice():
+    r = run("schema", "--advice")
+    assert r.returncode == 0 and json.loads(r.stdout)["$id"] == SCHEMA["$id"]
+
+
+def test_engine_check_of_the_bench():
+    """bench advise's independent check: after the Polish search on the last
+    turn the German may play Bad Luck (a decision); in the German escort
+    example, after the escort decision, the Polish player has decisions."""
+    cs = load_card_set()
+    places = {c.number: "gone" for c in cs.cards}
+    places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand",
+                   "DE01": "base", "DE03": "base", "DE18": "hand"})
+    core = Core.build(CoreConfig(cs), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    search = next(a for a in core.legal_actions()
+                  if core.action_string(0, a) == "PL01 Scouts: search")
+    assert opponent_decides(core, search, worlds=4)
+    # without Bad Luck in the German hand and nothing on his side to act with
+    places.update({"DE18": "gone", "DE01": "gone", "DE03": "gone"})
+    bare = Core.build(CoreConfig(cs), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    search = next(a for a in bare.legal_actions()
+                  if bare.action_string(0, a) == "PL01 Scouts: search")
+    assert not opponent_decides(bare, search, worlds=4)
+    out = advise(bare, iterations=300, seed=1)
+    assert not opponent_decides(bare, out["recommended_id"], worlds=4)
+    assert out["responses"] == [] and "he holds no cards" in out["responses_note"]

@@ -1,0 +1,96 @@
+"""Positions from a game saved by ``wildhorn-solve play`` (format
+"wildhorn-game/1", see apps.play): the state.json of one player's view
+(``wildhorn-solve export``) and the position advise searches from it."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from apps.play import FORMAT as GAME_FORMAT
+from apps.play import PlaySession
+from solver._core import Core
+from solver.errors import ParameterError, StateFormatError
+from solver.state_io import FORMAT as STATE_FORMAT
+from solver.state_io import dumps, from_json, load, to_json
+
+SIDES = ("polish", "german")
+
+
+def file_format(path: str) -> str | None:
+    """The ``format`` of a JSON file (None when it is not a JSON object with
+    one); StateFormatError when the file cannot be read."""
+    try:
+        data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
+    except OSError as err:
+        raise StateFormatError(f"{path}: $: cannot read the file: {err.strerror or err}") from None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    value = data.get("format") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def read_save(path: str) -> tuple[Core, str]:
+    """(the full position, the human's side) of a save file of ``play``."""
+    session = PlaySession.load(path, out=io.StringIO(), inp=io.StringIO())
+    return session.core, SIDES[session.human]
+
+
+def _side(core: Core, side: str | None, path: str) -> int:
+    if core.is_terminal():
+        raise ParameterError(f"{path}: the saved game is over (winner "
+                             f"{SIDES[core.winner]}): there is no position to advise or export")
+    if side is None:
+        if core.is_chance():
+            raise ParameterError(f"{path}: the saved game stopped at a chance event; "
+                                 f"name the view with --side polish|german")
+        return core.current_player()
+    return SIDES.index(side)
+
+
+def export_view(path: str, side: str | None = None) -> tuple[str, str]:
+    """(the state.json text of ``side``'s view, default the side to move, of
+    the game saved in ``path``; that side)."""
+    fmt = file_format(path)
+    if fmt != GAME_FORMAT:
+        what = "a state file (it is already a view)" if fmt == STATE_FORMAT else \
+            f"a file of format {fmt!r}" if fmt else "not a saved game"
+        raise StateFormatError(f"{path}: $.format: expected {GAME_FORMAT!r} (a game saved by "
+                               f"`wildhorn-solve play --save`), this is {what}")
+    core, _ = read_save(path)
+    p = _side(core, side, path)
+    return dumps(core, p), SIDES[p]
+
+
+def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
+    """The position advise searches: a state.json file (its perspective
+    player must be the side to move, and ``side`` if given), or a save file
+    of ``play``, seen from the side to move (or ``side``) only: its view is
+    exported and read back, so nothing that side cannot see is used."""
+    fmt = file_format(path)
+    if fmt == GAME_FORMAT:
+        core, _ = read_save(path)
+        p = _side(core, side, path)
+        if core.is_chance() or core.current_player() != p:
+            mover = "chance" if core.is_chance() else SIDES[core.current_player()]
+            raise ParameterError(f"--side {SIDES[p]}: in {path} it is {mover} to move, not "
+                                 f"{SIDES[p]}; advise the side to move (leave out --side)")
+        return from_json(to_json(core, p), seed, source=path)
+    if fmt is not None and fmt.startswith("wildhorn-cards/"):
+        raise StateFormatError(f"{path}: $.format: this is a card set ({fmt!r}), not a "
+                               f"position; list it with `wildhorn-solve cards --card-set "
+                               f"{path}` or name it in a state file's card_set")
+    if fmt is not None and fmt.startswith("wildhorn-state/") and fmt != STATE_FORMAT:
+        raise StateFormatError(f"{path}: $.format: a state file of format {fmt!r}; this "
+                               f"version reads {STATE_FORMAT!r} (and saved games, "
+                               f"{GAME_FORMAT!r}): write the file again in that format "
+                               f"(`wildhorn-solve schema` prints it)")
+    state = load(path, seed=seed)
+    if side is not None:
+        mover = state.core.current_player()
+        if SIDES[mover] != side:
+            raise ParameterError(f"--side {side}: {path} is a position where {SIDES[mover]} "
+                                 f"is to move; advise is for the side to move")
+    return state
