@@ -150,8 +150,9 @@ def test_every_test_named_in_rules_exists():
 
 
 def test_every_function_named_in_rules_exists():
-    sources = "\n".join((ROOT / "solver" / f).read_text(encoding="utf-8")
-                        for f in ("_core.pyx", "state_io.py", "cards.py", "game.py"))
+    files = ["_core.pyx", "state_io.py", "cards.py", "game.py"]
+    files += [p.name for p in sorted((ROOT / "solver").glob("_core*.pxi"))]
+    sources = "\n".join((ROOT / "solver" / f).read_text(encoding="utf-8") for f in files)
     names = []
     for line in re.findall(r"^- Engine:.*(?:\n  .*)*", _text("rules.md"), re.M):
         names += [n for n in re.findall(r"`(\w+)`", line)]
