@@ -242,11 +242,12 @@ cdef class Core:
     ``copy`` is a struct assignment.  Methods that take an action check it;
     the ``cdef`` API of the .pxd does not (bots use that).
     """
-    def __cinit__(self, *args, **kwargs):
+    def __cinit__(self):
         # A Core made without its constructor (``Core.__new__(Core)``) is a
         # finished game without cards, not a struct whose config is None: no
         # method can read through a missing config.  Every constructor and
-        # copy overwrites all three.
+        # copy overwrites all three.  (A __cinit__ without parameters ignores
+        # the constructor's arguments, at no cost to copies.)
         self.config = _NO_GAME
         self.s.phase = PH_TERMINAL
         self.s.winner = 1
