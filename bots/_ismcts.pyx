@@ -21,14 +21,13 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from bots._budget import run_budget, win_probabilities
 from bots._searchtree cimport (
-    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_FOUND, NODE_OUT_OF_MEMORY,
-    PATH_CAP, EdgeHead, IterationStatus, Lookup, Tree, TreeSearch, playout, preferred_edges,
-    start_world, tree_bytes, tree_clear, tree_descend,
+    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
+    Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
+    descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
 from solver._core cimport (
-    NUM_ACTIONS, Config, Core, State, apply_action_n, current_player, is_chance,
-    is_terminal, rng_below,
+    NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_below,
 )
 
 ctypedef struct Edge:
@@ -137,32 +136,26 @@ cdef class ISMCTS(TreeSearch):
                                   int32_t* path_nodes, int32_t* path_edges,
                                   int* winner) noexcept nogil:
         """One iteration; its winner in ``*winner``."""
-        cdef State s = root[0]
-        cdef int buf[NUM_ACTIONS]
+        cdef Descent walk
         cdef int pref[NUM_ACTIONS]
-        cdef int n, depth = 0, k, n_pref
-        cdef int32_t node, e
-        cdef Lookup found = NODE_FOUND
+        cdef int k, n_pref
+        cdef int32_t e
         cdef Edge* ed
-        n = start_world(c, &s, searcher, &self.rng, buf)
+        descent_start(&walk, c, root, searcher, &self.rng)
         self.worlds += 1
-        while found != NODE_ADDED and depth < PATH_CAP:
-            found = tree_descend(&self.tree, c, &s, buf, &n, &self.rng, &node)
-            if found == NODE_OUT_OF_MEMORY:
-                return ITERATION_OUT_OF_MEMORY
-            if found != NODE_FOUND and found != NODE_ADDED:
-                break  # the game ended, the tree is full, or a collision: play out
-            if found == NODE_ADDED and self.prior > 0.0:
-                n_pref = preferred_edges(c, &s, buf, n, pref)
+        while descent_next(&walk, &self.tree, c, &self.rng):
+            if walk.found == NODE_ADDED and self.prior > 0.0:
+                n_pref = preferred_edges(c, &walk.s, walk.buf, walk.n, pref)
                 for k in range(n_pref):
-                    _edges(&self.tree)[self.tree.nodes[node].first + pref[k]].preferred = 1
-            e = self._select(node)
-            path_nodes[depth] = node
-            path_edges[depth] = e
-            depth += 1
-            n = apply_action_n(c, &s, _edges(&self.tree)[e].h.action, buf)
-        winner[0] = playout(c, &s, buf, n, self.rollout, &self.rng)
-        for k in range(depth):
+                    _edges(&self.tree)[self.tree.nodes[walk.node].first + pref[k]].preferred = 1
+            e = self._select(walk.node)
+            path_nodes[walk.depth] = walk.node
+            path_edges[walk.depth] = e
+            descent_take(&walk, c, _edges(&self.tree)[e].h.action)
+        if walk.found == NODE_OUT_OF_MEMORY:
+            return ITERATION_OUT_OF_MEMORY
+        winner[0] = playout(c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        for k in range(walk.depth):
             ed = &_edges(&self.tree)[path_edges[k]]
             self.tree.nodes[path_nodes[k]].visits += 1
             ed.h.visits += 1
