@@ -37,6 +37,9 @@ ctypedef struct Edge:
     double wins                # wins of the node's player after it
 
 
+cdef double TIE_TOLERANCE = 1e-5  # UCB scores this close to the best tie (is_mcts.cc's kTieTolerance)
+
+
 cdef inline Edge* _edges(Tree* t) noexcept nogil:
     """The edge pool as ISMCTS edges (re-read after a node is added)."""
     return <Edge*>t.edges
@@ -57,10 +60,13 @@ cdef class ISMCTS(TreeSearch):
     every world of an information set), ``prior / (visits + 1)`` added to
     their UCB score and those actions tried first; it fades as the visits
     grow, and 0 turns it off; ``seed``: the searcher's random stream (same
-    seed and iteration budget, same result).  The tree, its node cap and
-    its hash-collision policy are bots._searchtree's.
+    seed and iteration budget, same result).  Ties in UCB score (within
+    ``TIE_TOLERANCE``) are broken at random from that stream, as OpenSpiel's
+    ``is_mcts.cc`` does.  The tree, its node cap and its hash-collision
+    policy are bots._searchtree's.
     """
     cdef readonly double uct_c
+    cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
 
@@ -77,11 +83,20 @@ cdef class ISMCTS(TreeSearch):
         self.rollout = ROLLOUTS[rollout]
         self._init_tree(sizeof(Edge), max_nodes, seed)
         self.worlds = 0
+        self.first_ties = False
 
     def reset(self):
         """Forgets the tree (a new search starts from scratch)."""
         tree_clear(&self.tree)
         self.worlds = 0
+
+    def _set_tie_break(self, str ties):
+        """"random" (the default) or "first": ties in UCB score go to the
+        first of the tied legal actions, as before random tie-breaking, for
+        the seeded comparison in benchmarks/tie_break.py.  Not a bot option."""
+        if ties not in ("random", "first"):
+            raise ValueError(f"ties: expected random or first, got {ties!r}")
+        self.first_ties = ties == "first"
 
     cdef int32_t _random_unvisited(self, Edge* ed, int n, bint preferred_only) noexcept nogil:
         """A uniformly drawn offset among the ``n`` edges at ``ed`` never
@@ -107,11 +122,13 @@ cdef class ISMCTS(TreeSearch):
         index chosen (unvisited edges first, at random; among them the
         preferred ones first).  With ``prior`` > 0, the actions the
         heuristic prefers here get the progressive bias ``prior / (visits +
-        1)`` (Chaslot et al. 2008)."""
+        1)`` (Chaslot et al. 2008).  Scores within ``TIE_TOLERANCE`` of the
+        best tie; one of them is drawn uniformly from the search's stream."""
         cdef int32_t first = self.tree.nodes[node].first
-        cdef int i, n = self.tree.nodes[node].count
+        cdef int i, ties, n = self.tree.nodes[node].count
         cdef int32_t k, best = -1
         cdef double score, best_score = -1.0
+        cdef double scores[NUM_ACTIONS]
         cdef Edge* ed = &_edges(&self.tree)[first]
         for i in range(n):  # availability: every legal action's edge
             ed[i].avail += 1
@@ -127,9 +144,23 @@ cdef class ISMCTS(TreeSearch):
                 log(<double>ed[i].avail) / ed[i].h.visits)
             if ed[i].preferred:
                 score += self.prior / (ed[i].h.visits + 1.0)
+            scores[i] = score
             if score > best_score:
                 best_score = score
                 best = first + i
+        if self.first_ties:
+            return best
+        ties = 0
+        for i in range(n):
+            ties += scores[i] > best_score - TIE_TOLERANCE
+        if ties == 1:
+            return best
+        ties = rng_below(&self.rng, ties)
+        for i in range(n):
+            if scores[i] > best_score - TIE_TOLERANCE:
+                if ties == 0:
+                    return first + i
+                ties -= 1
         return best
 
     cdef IterationStatus _iterate(self, const Config* c, const State* root, int searcher,
