@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -24,23 +23,12 @@ import pyspiel
 
 import solver  # noqa: F401
 from apps.tournament import wilson
-from bots import make_bot
+from rollout_match import play  # the seeded game loop (run from the repository root)
 
 
-def play(game, spec, old_side, seed):
-    """One game of ``spec`` against itself with the old tie-break on
-    ``old_side``; returns the winner (0 Polish, 1 German)."""
-    bots = [make_bot(spec, p, seed * 2 + p) for p in (0, 1)]
-    bots[old_side].search_engine._set_tie_break("first")
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
-        else:
-            state.apply_action(bots[state.current_player()].step(state))
-    return 0 if state.returns()[0] > 0 else 1
+def old_rule_on(side):
+    """A ``prepare`` for rollout_match.play: the old tie-break on ``side``."""
+    return lambda bots: bots[side].search_engine._set_tie_break("first")
 
 
 def main(argv=None) -> int:
@@ -57,7 +45,7 @@ def main(argv=None) -> int:
     for deal in range(args.games // 2):
         seed = args.seed * 100003 + deal
         for new_side in (0, 1):
-            won = play(game, spec, 1 - new_side, seed) == new_side
+            won = play(game, [spec, spec], seed, old_rule_on(1 - new_side)) == new_side
             wins += won
             games += 1
             key = "random_ties_as_polish" if new_side == 0 else "random_ties_as_german"
