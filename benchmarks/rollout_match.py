@@ -23,9 +23,12 @@ import solver  # noqa: F401
 from bots import make_bot
 
 
-def play(game, specs, seed):
-    """One game; specs[p] plays player p; returns the winner."""
+def play(game, specs, seed, prepare=None):
+    """One game; specs[p] plays player p (``prepare(bots)``, if given, may
+    adjust the bots first); returns the winner."""
     bots = [make_bot(specs[p], p, seed * 2 + p) for p in (0, 1)]
+    if prepare is not None:
+        prepare(bots)
     rng = random.Random(seed)
     state = game.new_initial_state()
     while not state.is_terminal():

@@ -21,14 +21,13 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from bots._budget import run_budget, win_probabilities
 from bots._searchtree cimport (
-    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_FOUND, NODE_OUT_OF_MEMORY,
-    PATH_CAP, EdgeHead, IterationStatus, Lookup, Tree, TreeSearch, playout, preferred_edges,
-    start_world, tree_bytes, tree_clear, tree_descend,
+    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
+    Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
+    descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
 from solver._core cimport (
-    NUM_ACTIONS, Config, Core, State, apply_action_n, current_player, is_chance,
-    is_terminal, rng_below,
+    NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_below,
 )
 
 ctypedef struct Edge:
@@ -36,6 +35,9 @@ ctypedef struct Edge:
     uint32_t avail             # iterations in which it was legal here
     int32_t preferred          # 1 if the heuristic prefers it here (set when prior > 0)
     double wins                # wins of the node's player after it
+
+
+cdef double TIE_TOLERANCE = 1e-5  # UCB scores this close to the best tie (is_mcts.cc's kTieTolerance)
 
 
 cdef inline Edge* _edges(Tree* t) noexcept nogil:
@@ -58,10 +60,13 @@ cdef class ISMCTS(TreeSearch):
     every world of an information set), ``prior / (visits + 1)`` added to
     their UCB score and those actions tried first; it fades as the visits
     grow, and 0 turns it off; ``seed``: the searcher's random stream (same
-    seed and iteration budget, same result).  The tree, its node cap and
-    its hash-collision policy are bots._searchtree's.
+    seed and iteration budget, same result).  Ties in UCB score (within
+    ``TIE_TOLERANCE``) are broken at random from that stream, as OpenSpiel's
+    ``is_mcts.cc`` does.  The tree, its node cap and its hash-collision
+    policy are bots._searchtree's.
     """
     cdef readonly double uct_c
+    cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
 
@@ -78,11 +83,20 @@ cdef class ISMCTS(TreeSearch):
         self.rollout = ROLLOUTS[rollout]
         self._init_tree(sizeof(Edge), max_nodes, seed)
         self.worlds = 0
+        self.first_ties = False
 
     def reset(self):
         """Forgets the tree (a new search starts from scratch)."""
         tree_clear(&self.tree)
         self.worlds = 0
+
+    def _set_tie_break(self, str ties):
+        """"random" (the default) or "first": ties in UCB score go to the
+        first of the tied legal actions, as before random tie-breaking, for
+        the seeded comparison in benchmarks/tie_break.py.  Not a bot option."""
+        if ties not in ("random", "first"):
+            raise ValueError(f"ties: expected random or first, got {ties!r}")
+        self.first_ties = ties == "first"
 
     cdef int32_t _random_unvisited(self, Edge* ed, int n, bint preferred_only) noexcept nogil:
         """A uniformly drawn offset among the ``n`` edges at ``ed`` never
@@ -108,11 +122,13 @@ cdef class ISMCTS(TreeSearch):
         index chosen (unvisited edges first, at random; among them the
         preferred ones first).  With ``prior`` > 0, the actions the
         heuristic prefers here get the progressive bias ``prior / (visits +
-        1)`` (Chaslot et al. 2008)."""
+        1)`` (Chaslot et al. 2008).  Scores within ``TIE_TOLERANCE`` of the
+        best tie; one of them is drawn uniformly from the search's stream."""
         cdef int32_t first = self.tree.nodes[node].first
-        cdef int i, n = self.tree.nodes[node].count
+        cdef int i, ties, n = self.tree.nodes[node].count
         cdef int32_t k, best = -1
         cdef double score, best_score = -1.0
+        cdef double scores[NUM_ACTIONS]
         cdef Edge* ed = &_edges(&self.tree)[first]
         for i in range(n):  # availability: every legal action's edge
             ed[i].avail += 1
@@ -128,41 +144,49 @@ cdef class ISMCTS(TreeSearch):
                 log(<double>ed[i].avail) / ed[i].h.visits)
             if ed[i].preferred:
                 score += self.prior / (ed[i].h.visits + 1.0)
+            scores[i] = score
             if score > best_score:
                 best_score = score
                 best = first + i
+        if self.first_ties:
+            return best
+        ties = 0
+        for i in range(n):
+            ties += scores[i] > best_score - TIE_TOLERANCE
+        if ties == 1:
+            return best
+        ties = rng_below(&self.rng, ties)
+        for i in range(n):
+            if scores[i] > best_score - TIE_TOLERANCE:
+                if ties == 0:
+                    return first + i
+                ties -= 1
         return best
 
     cdef IterationStatus _iterate(self, const Config* c, const State* root, int searcher,
                                   int32_t* path_nodes, int32_t* path_edges,
                                   int* winner) noexcept nogil:
         """One iteration; its winner in ``*winner``."""
-        cdef State s = root[0]
-        cdef int buf[NUM_ACTIONS]
+        cdef Descent walk
         cdef int pref[NUM_ACTIONS]
-        cdef int n, depth = 0, k, n_pref
-        cdef int32_t node, e
-        cdef Lookup found = NODE_FOUND
+        cdef int k, n_pref
+        cdef int32_t e
         cdef Edge* ed
-        n = start_world(c, &s, searcher, &self.rng, buf)
+        descent_start(&walk, c, root, searcher, &self.rng)
         self.worlds += 1
-        while found != NODE_ADDED and depth < PATH_CAP:
-            found = tree_descend(&self.tree, c, &s, buf, &n, &self.rng, &node)
-            if found == NODE_OUT_OF_MEMORY:
-                return ITERATION_OUT_OF_MEMORY
-            if found != NODE_FOUND and found != NODE_ADDED:
-                break  # the game ended, the tree is full, or a collision: play out
-            if found == NODE_ADDED and self.prior > 0.0:
-                n_pref = preferred_edges(c, &s, buf, n, pref)
+        while descent_next(&walk, &self.tree, c, &self.rng):
+            if walk.found == NODE_ADDED and self.prior > 0.0:
+                n_pref = preferred_edges(c, &walk.s, walk.buf, walk.n, pref)
                 for k in range(n_pref):
-                    _edges(&self.tree)[self.tree.nodes[node].first + pref[k]].preferred = 1
-            e = self._select(node)
-            path_nodes[depth] = node
-            path_edges[depth] = e
-            depth += 1
-            n = apply_action_n(c, &s, _edges(&self.tree)[e].h.action, buf)
-        winner[0] = playout(c, &s, buf, n, self.rollout, &self.rng)
-        for k in range(depth):
+                    _edges(&self.tree)[self.tree.nodes[walk.node].first + pref[k]].preferred = 1
+            e = self._select(walk.node)
+            path_nodes[walk.depth] = walk.node
+            path_edges[walk.depth] = e
+            descent_take(&walk, c, _edges(&self.tree)[e].h.action)
+        if walk.found == NODE_OUT_OF_MEMORY:
+            return ITERATION_OUT_OF_MEMORY
+        winner[0] = playout(c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        for k in range(walk.depth):
             ed = &_edges(&self.tree)[path_edges[k]]
             self.tree.nodes[path_nodes[k]].visits += 1
             ed.h.visits += 1

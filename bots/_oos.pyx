@@ -102,14 +102,13 @@ from libc.string cimport memset
 
 from bots._budget import run_budget, win_probabilities
 from bots._searchtree cimport (
-    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_FOUND, NODE_OUT_OF_MEMORY,
-    PATH_CAP, EdgeHead, IterationStatus, Lookup, Node, Tree, TreeSearch, playout,
-    preferred_edges, start_world, tree_bytes, tree_clear, tree_descend,
+    ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
+    Descent, EdgeHead, IterationStatus, Node, Tree, TreeSearch, descent_next, descent_start,
+    descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
 from solver._core cimport (
-    NUM_ACTIONS, Config, Core, State, apply_action_n, current_player, is_chance,
-    is_terminal, rng_unit,
+    NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_unit,
 )
 
 
@@ -231,30 +230,24 @@ cdef class OOS(TreeSearch):
                                   int update, double weight, int* winner) noexcept nogil:
         """One outcome-sampling iteration updating the regrets of ``update``;
         its winner in ``*winner``."""
-        cdef State s = root[0]
-        cdef int buf[NUM_ACTIONS]
+        cdef Descent walk
         cdef int pref[NUM_ACTIONS]
         cdef double sigma[NUM_ACTIONS]
-        cdef int n, p, depth = 0, k, pick, d, n_pref
+        cdef int n, p, depth, k, pick, d, n_pref
         cdef int32_t node
-        cdef Lookup found = NODE_FOUND
         cdef Node* nd
         cdef Edge* e
         cdef double u[NUM_ACTIONS]
         cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
-        n = start_world(c, &s, searcher, &self.rng, buf)
-        while found != NODE_ADDED and depth < PATH_CAP:
-            found = tree_descend(&self.tree, c, &s, buf, &n, &self.rng, &node)
-            if found == NODE_OUT_OF_MEMORY:
-                return ITERATION_OUT_OF_MEMORY
-            if found != NODE_FOUND and found != NODE_ADDED:
-                break  # the game ended, the tree is full, or a collision: play out
-            if found == NODE_ADDED and self.prior > 0.0:
+        descent_start(&walk, c, root, searcher, &self.rng)
+        while descent_next(&walk, &self.tree, c, &self.rng):
+            n, node, depth = walk.n, walk.node, walk.depth
+            p = current_player(&walk.s)
+            if walk.found == NODE_ADDED and self.prior > 0.0:
                 # warm start: regret matching first plays what the heuristic prefers
-                n_pref = preferred_edges(c, &s, buf, n, pref)
+                n_pref = preferred_edges(c, &walk.s, walk.buf, n, pref)
                 for k in range(n_pref):
                     _edges(&self.tree)[self.tree.nodes[node].first + pref[k]].regret = self.prior
-            p = current_player(&s)
             nd = &self.tree.nodes[node]
             e = &_edges(&self.tree)[nd.first]
             self._strategy(node, sigma)
@@ -288,9 +281,11 @@ cdef class OOS(TreeSearch):
                 q *= prob
             nd.visits += 1
             e[pick].h.visits += 1
-            depth += 1
-            n = apply_action_n(c, &s, e[pick].h.action, buf)
-        winner[0] = playout(c, &s, buf, n, self.rollout, &self.rng)
+            descent_take(&walk, c, e[pick].h.action)
+        if walk.found == NODE_OUT_OF_MEMORY:
+            return ITERATION_OUT_OF_MEMORY
+        winner[0] = playout(c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        depth = walk.depth
         # bottom up: baseline-corrected values, regrets of the update player
         v = 1.0 if winner[0] == update else -1.0
         for d in range(depth - 1, -1, -1):

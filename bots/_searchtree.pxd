@@ -37,7 +37,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 from solver._core cimport (
-    Config, Core, Rng, State, apply_action_n, current_player, info_hash, is_chance,
+    NUM_ACTIONS, Config, Core, Rng, State, apply_action_n, current_player, info_hash, is_chance,
     is_terminal, legal_actions, resample, sample_chance,
 )
 
@@ -96,6 +96,14 @@ ctypedef struct Tree:
     int32_t max_nodes          # the node cap: no node is added past it
     uint64_t key_mask          # ANDed into every key (all ones; a test narrows it to force collisions)
     uint64_t collisions        # lookups that met a colliding node since the last clear
+
+ctypedef struct Descent:       # one iteration's way down the tree
+    State s                    # the sampled world, as played so far
+    int buf[NUM_ACTIONS]       # the options at s (legal actions at a decision)
+    int n                      # how many options buf holds
+    int depth                  # tree nodes passed (edges taken) so far
+    int32_t node               # the node at s, after descent_next returned True
+    Lookup found               # what the last lookup found (why the descent ended)
 
 
 # ---- the key table ----------------------------------------------------------
@@ -293,17 +301,6 @@ cdef inline Lookup tree_lookup(Tree* t, const Config* c, const State* s, const i
     return NODE_ADDED if node[0] >= 0 else NODE_OUT_OF_MEMORY
 
 
-cdef inline int start_world(const Config* c, State* s, int searcher, Rng* r,
-                            int* buf) noexcept nogil:
-    """Samples a full state for the searcher's information at ``s`` (in
-    place); returns its options (written to buf, as ``apply_action_n`` does:
-    legal actions at a decision, else 0)."""
-    resample(c, s, searcher, r)
-    if is_chance(s) or is_terminal(s):
-        return 0
-    return legal_actions(c, s, buf)
-
-
 cdef inline Lookup tree_descend(Tree* t, const Config* c, State* s, int* buf, int* n,
                                 Rng* r, int32_t* node) noexcept nogil:
     """Samples chance events at ``s`` up to the next decision (``*n`` and
@@ -313,6 +310,37 @@ cdef inline Lookup tree_descend(Tree* t, const Config* c, State* s, int* buf, in
     if is_terminal(s):
         return NODE_TERMINAL
     return tree_lookup(t, c, s, buf, n[0], node)
+
+
+cdef inline void descent_start(Descent* d, const Config* c, const State* root, int searcher,
+                               Rng* r) noexcept nogil:
+    """Starts an iteration: a full state sampled for the searcher's
+    information at ``root``, with its options."""
+    d.s = root[0]
+    resample(c, &d.s, searcher, r)
+    d.n = 0
+    if not is_chance(&d.s) and not is_terminal(&d.s):
+        d.n = legal_actions(c, &d.s, d.buf)
+    d.depth = 0
+    d.found = NODE_FOUND
+
+
+cdef inline bint descent_next(Descent* d, Tree* t, const Config* c, Rng* r) noexcept nogil:
+    """Goes on to the iteration's next tree node (``d.node``, ``d.found``
+    says if new); False when the descent ends: after the one node an
+    iteration adds, at the path cap, at the end of the game, at the node
+    cap, at a hash collision (then play out from ``d.s``) or when memory
+    fails (``d.found == NODE_OUT_OF_MEMORY``)."""
+    if d.found == NODE_ADDED or d.depth >= PATH_CAP:
+        return False
+    d.found = tree_descend(t, c, &d.s, d.buf, &d.n, r, &d.node)
+    return d.found == NODE_FOUND or d.found == NODE_ADDED
+
+
+cdef inline void descent_take(Descent* d, const Config* c, int action) noexcept nogil:
+    """Takes ``action`` at the current node."""
+    d.depth += 1
+    d.n = apply_action_n(c, &d.s, action, d.buf)
 
 
 # ---- defined in _searchtree.pyx ---------------------------------------------

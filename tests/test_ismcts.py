@@ -109,6 +109,30 @@ def test_prior_is_seeded():
         ISMCTS(prior=-1.0)
 
 
+def test_ucb_ties_are_broken_at_random_from_the_seed():
+    """A lost position (every action loses), no prior: the first iterations
+    try each action once, then all UCB scores tie; the next visit goes to a
+    tied action drawn from the search's stream (as is_mcts.cc does), not
+    always to the first legal one (the old rule, kept as a searcher hook)."""
+    core = last_turn({"PL01": "periphery", "DE01": "base", "DE03": "base"},
+                     {"periphery": 1, "base": 2})
+    legal = core.legal_actions()
+
+    def twice(seed, ties):
+        engine = ISMCTS(seed=seed, prior=0.0)
+        engine._set_tie_break(ties)
+        stats = engine.search(core, iterations=len(legal) + 1)
+        assert all(a["value"] == 0.0 for a in stats["actions"])  # so the scores tie
+        return [a["action"] for a in stats["actions"] if a["visits"] == 2]
+
+    assert {tuple(twice(seed, "first")) for seed in range(12)} == {(legal[0],)}
+    drawn = [twice(seed, "random") for seed in range(12)]
+    assert all(len(d) == 1 for d in drawn) and {d[0] for d in drawn} == set(legal)
+    assert drawn == [twice(seed, "random") for seed in range(12)]  # seeded
+    with pytest.raises(ValueError, match="ties"):
+        ISMCTS()._set_tie_break("last")
+
+
 def test_node_cap_bounds_memory():
     state = opening()
     stats = ISMCTS(seed=1, max_nodes=100).search(state.core, iterations=2000)
