@@ -7,7 +7,8 @@ Schema), ``random-states`` (state.json files from seeded random games),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
 ``bench search`` (ISMCTS speed, results/bench-search.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
-``tournament`` (bot-vs-bot games with ratings, apps.tournament).
+``tournament`` (bot-vs-bot games with ratings, apps.tournament),
+``serve`` (the table in a web browser, apps.server).
 Bad input ends with a one-line message on stderr and exit status 2.
 """
 
@@ -28,6 +29,7 @@ from apps import bench, bench_cfr
 from apps import play as play_app
 from apps import tournament
 from apps.advise import advise, format_advice
+from apps.server import app as server_app
 from bots import BotSpecError, parse_spec
 from solver import __version__
 from solver.errors import ParameterError, WildhornError
@@ -89,6 +91,12 @@ def _cmd_random_states(args: argparse.Namespace) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     return play_app.run(side=args.side, bot=args.bot, seed=args.seed, save=args.save,
                         load=args.load, ask_all=args.ask_all)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise ParameterError(f"--port: expected a port number 0-65535, got {args.port}")
+    return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data)
 
 
 def _budgets(text: str) -> tuple[int, ...]:
@@ -219,6 +227,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also stop at reaction windows where you can only decline "
                            "(Enter or 1 confirms); normally they pass for you")
     play.set_defaults(func=_cmd_play)
+
+    serve = sub.add_parser(
+        "serve", help="play against the bot in a web browser",
+        description="A local web server with the game table: open the address it prints. "
+                    "Games are autosaved in the data folder and survive a restart.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--open", action="store_true", help="open the table in the default browser")
+    serve.add_argument("--data", metavar="DIR",
+                       help="folder of the autosaved games (default "
+                            "~/.local/share/wildhorn-solve/games)")
+    serve.set_defaults(func=_cmd_serve)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
     bench.add_argument("what", choices=("core", "search", "variants", "cfr"),

@@ -160,16 +160,23 @@ class PlaySession:
     @classmethod
     def load(cls, path: str, **kwargs: Any) -> "PlaySession":
         """A session restored from a save file; SerializationError if it is bad."""
-        def bad(why: str) -> SerializationError:
-            return SerializationError(f"{path}: not a usable saved game: {why}")
-
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
         except OSError as err:
             raise SerializationError(f"{path}: cannot read: {err.strerror or err}") from None
         except (ValueError, UnicodeDecodeError) as err:
-            raise bad(f"invalid JSON ({str(err).splitlines()[0]})") from None
+            raise SerializationError(f"{path}: not a usable saved game: invalid JSON "
+                                     f"({str(err).splitlines()[0]})") from None
+        return cls.from_json(data, path, **kwargs)
+
+    @classmethod
+    def from_json(cls, data: Any, source: str, **kwargs: Any) -> "PlaySession":
+        """A session restored from a parsed save file (``source`` names it in
+        the messages); SerializationError if it is bad."""
+        def bad(why: str) -> SerializationError:
+            return SerializationError(f"{source}: not a usable saved game: {why}")
+
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise bad(f"expected format {FORMAT!r}")
         try:
@@ -389,6 +396,11 @@ class PlaySession:
         core.apply_raw(legal[0])
         return True
 
+    def bot_seed(self) -> int:
+        """The bot's seed for its next decision: from the game seed and the
+        length of the event log, so a saved game replays the same way."""
+        return (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
+
     def bot_step(self) -> None:
         core = self.core
         side = self.bot_side
@@ -397,8 +409,7 @@ class PlaySession:
         if len(legal) == 1:
             action = legal[0]
         else:
-            bot_seed = (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
-            bot = make_bot(self.bot_spec, side, bot_seed)
+            bot = make_bot(self.bot_spec, side, self.bot_seed())
             self.flush_events()
             if self.out.isatty():
                 with self.console.status("Bot is thinking..."):

@@ -13,6 +13,9 @@ __all__ = [
     "SerializationError",
     "StateFormatError",
     "ParameterError",
+    "RequestError",
+    "UnknownGameError",
+    "StaleActionError",
 ]
 
 
@@ -38,6 +41,25 @@ class StateFormatError(WildhornError):
 
 class ParameterError(WildhornError):
     """An argument of a public function is out of range or of the wrong type."""
+
+
+class RequestError(WildhornError):
+    """A request to the web server (``wildhorn-solve serve``) is malformed;
+    ``status`` is the HTTP status it is answered with."""
+
+    status = 400
+
+
+class UnknownGameError(RequestError):
+    """A request names a game the server does not hold."""
+
+    status = 404
+
+
+class StaleActionError(RequestError):
+    """An action was sent for a position the game has already left (a double click)."""
+
+    status = 409
 
 
 # ---- message helpers: every error message is one printable line ------------
