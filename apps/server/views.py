@@ -55,17 +55,21 @@ def card_view(session: WebSession, g: int, with_state: bool = True) -> dict[str,
     return out
 
 
-def _twins(session: WebSession, g: int) -> list[int]:
-    """The cards interchangeable with g (R27): same owner and type, same place and side up."""
+def _twins(session: WebSession, g: int, action: int, legal: set[int]) -> list[int]:
+    """The cards ``action`` on card g also stands for: the engine offers one
+    action for interchangeable cards (R27), so a card of the same type in the
+    same place and state whose own action of this kind is not offered."""
     core = session.core
     loc = core.location(g)
     key = session.cards[g].type.key
     side = session.cards[g].side_id
+    per_side = len(session.cards) // 2
     return [h for h, c in session.cards.items() if h != g and c.side_id == side
-            and c.type.key == key and core.location(h) == loc]
+            and c.type.key == key and core.location(h) == loc
+            and action - g % per_side + h % per_side not in legal]
 
 
-def _action_view(session: WebSession, action: int) -> dict[str, Any]:
+def _action_view(session: WebSession, action: int, legal: set[int]) -> dict[str, Any]:
     core = session.core
     human = session.human
     name, arg = decode_action(action)
@@ -89,7 +93,7 @@ def _action_view(session: WebSession, action: int) -> dict[str, Any]:
     else:
         out["help"] = GENERAL_HELP.get(name, "")
     if g is not None:
-        twins = _twins(session, g)
+        twins = _twins(session, g, action, legal)
         if twins:
             numbers = [session.cards[h].number for h in twins]
             out["same_as"] = numbers
@@ -155,7 +159,8 @@ def game_view(session: WebSession, log_from: int = 0) -> dict[str, Any]:
         else round(time.monotonic() - session.thinking_since, 2),
     }
     if status == "human":
-        view["actions"] = [_action_view(session, a) for a in core.legal_actions()]
+        legal = core.legal_actions()
+        view["actions"] = [_action_view(session, a, set(legal)) for a in legal]
         view["prompt"] = WINDOW_HELP.get(core.phase, "Your action: click one of your cards, "
                                          "or pass.")
     else:

@@ -6,6 +6,7 @@
 const $ = (sel) => document.querySelector(sel);
 const state = { id: localStorage.getItem("wildhorn-game"), view: null, busy: false,
                 thinkTimer: null, botLoop: false };
+window.wildhorn = state;  // for the browser tests and the curious
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -88,9 +89,9 @@ function cubes(n, label) {
   return box;
 }
 
-function backs(n, label, testid) {
-  const box = el("div", { class: "backs", "data-testid": testid });
-  for (let i = 0; i < Math.min(n, 8); i++) box.append(el("div", { class: "card back" }));
+function backs(n, label, testid, shown = n) {
+  const box = el("div", { class: "backs", "data-testid": testid, "data-count": n });
+  for (let i = 0; i < Math.min(shown, 8); i++) box.append(el("div", { class: "card back" }));
   box.append(el("span", { class: "count", text: `${label}: ${n}` }));
   return box;
 }
@@ -116,7 +117,7 @@ function render(view) {
   const opp = $("#opponent");
   opp.innerHTML = "";
   opp.append(el("span", { class: "who", text: `Bot (${SIDE_TITLE[bot]})` }),
-             backs(view.bot_hand, "hand", "bot-hand"), backs(view.decks.bot ? 1 : 0, `deck ${view.decks.bot}`, "bot-deck"));
+             backs(view.bot_hand, "hand", "bot-hand"), backs(view.decks.bot, "deck", "bot-deck", view.decks.bot ? 1 : 0));
 
   // rocket cards
   const rockets = $("#rockets");
@@ -162,7 +163,7 @@ function render(view) {
   mine.append(el("span", { class: "who", text: `Your hand (${SIDE_TITLE[you]})` }));
   const hand = el("div", { class: "hand", "data-testid": "hand" });
   for (const c of view.hand) hand.append(cardEl(c, { full: true }));
-  mine.append(hand, backs(view.decks.you ? 1 : 0, `deck ${view.decks.you}`, "my-deck"));
+  mine.append(hand, backs(view.decks.you, "deck", "my-deck", view.decks.you ? 1 : 0));
 
   renderActions(view);
   renderLog(view);
