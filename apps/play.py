@@ -89,6 +89,30 @@ def _set_rng_state(rng: random.Random, state: Any) -> None:
     rng.setstate((version, tuple(internal), gauss))
 
 
+def write_atomic(path: str, data: str) -> None:
+    """Writes ``data`` to ``path`` atomically (a temporary file, then rename);
+    SerializationError if it cannot."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
+        raise
+
+
 class PlaySession:
     """One game between a human (reading ``inp``) and a bot."""
 
@@ -136,26 +160,7 @@ class PlaySession:
 
     def save(self, path: str) -> None:
         """Writes the game to ``path`` atomically (a temporary file, then rename)."""
-        data = json.dumps(self.to_json())
-        folder = os.path.dirname(os.path.abspath(path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
-        except OSError as err:
-            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException as err:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            if isinstance(err, OSError):
-                raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-            raise
+        write_atomic(path, json.dumps(self.to_json()))
 
     @classmethod
     def load(cls, path: str, **kwargs: Any) -> "PlaySession":

@@ -147,6 +147,7 @@ def test_no_request_names_a_file(client, tmp_path):
     assert save.headers["content-disposition"].startswith("attachment")
     res = client.post("/api/games/load?name=../../../tmp/evil.json", content=save.content)
     assert res.status_code == 200
+    client.app.state.store.saver.flush()
     files = sorted(p.name for p in (tmp_path / "data").iterdir())
     assert len(files) == 2 and all(re.fullmatch(r"game-[A-Za-z0-9_-]{24}\.json", f) for f in files)
     assert not (tmp_path / "evil.json").exists()
@@ -164,6 +165,7 @@ def test_a_corrupt_upload_is_refused_with_the_checkers_message(client, tmp_path)
     assert res.status_code == 400 and "malformed JSON" in res.json()["error"]
     # nothing saved is lost: the game is still there, on disk too
     assert client.get(f"/api/games/{view['id']}").status_code == 200
+    client.app.state.store.saver.flush()
     assert len(list((tmp_path / "data").iterdir())) == 1
 
 
@@ -236,6 +238,7 @@ def test_the_close_of_a_game_stops_its_search(tmp_path):
         with pytest.raises(asyncio.CancelledError):
             await task
         proc.join(5)
+        store.saver.flush()
         return proc.is_alive(), store.games
 
     alive, games = asyncio.run(scenario())

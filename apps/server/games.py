@@ -21,13 +21,14 @@ import multiprocessing
 import os
 import random
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from apps.advise import advise
-from apps.play import SIDES, TITLES, PlaySession
+from apps.play import SIDES, TITLES, PlaySession, write_atomic
 from apps.server.narrate import narrate_step
 from bots import BotSpecError, make_bot, parse_spec
 from solver._core import Core
@@ -304,6 +305,48 @@ class WebSession(PlaySession):
 
 # ---- the games of a server ----------------------------------------------------
 
+class AutoSaver:
+    """Writes autosaves in a thread of its own, so that a click does not wait
+    for the disk: the game is serialised at once (in the event loop), the
+    newest text of each file is written (atomically, fsync'ed) soon after."""
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, str | None] = {}  # None: remove the file
+        self._cond = threading.Condition()
+        self._busy = False
+        self._thread = threading.Thread(target=self._work, name="wildhorn-autosave", daemon=True)
+        self._thread.start()
+        self.errors: list[str] = []
+
+    def put(self, path: Path, data: str | None) -> None:
+        with self._cond:
+            self._pending[path] = data
+            self._cond.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending:
+                    self._busy = False
+                    self._cond.notify_all()
+                    self._cond.wait()
+                self._busy = True
+                path, data = self._pending.popitem()
+            try:
+                if data is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_atomic(str(path), data)
+            except (OSError, SerializationError) as err:
+                self.errors.append(str(err))
+
+    def flush(self) -> None:
+        """Waits until every autosave asked for is on disk."""
+        with self._cond:
+            while self._pending or self._busy:
+                self._cond.wait(0.1)
+
+
 class GameStore:
     """The games of a server, autosaved in ``data_dir`` as ``game-<id>.json``."""
 
@@ -313,6 +356,7 @@ class GameStore:
         self.limits = limits
         self.games: dict[str, WebSession] = {}
         self.pool = SearchPool(limits.max_searches)
+        self.saver = AutoSaver()
         self.load_errors: list[str] = []
         for path in sorted(self.data_dir.glob("game-*.json")):
             gid = path.stem[len("game-"):]
@@ -336,7 +380,7 @@ class GameStore:
         return session
 
     def autosave(self, session: WebSession) -> None:
-        session.save(str(self.path(session.id)))
+        self.saver.put(self.path(session.id), json.dumps(session.to_json()))
 
     def _add(self, session: WebSession) -> WebSession:
         if len(self.games) >= self.limits.max_games:
@@ -390,10 +434,7 @@ class GameStore:
             if task is not None and not task.done():
                 task.cancel()
         del self.games[gid]
-        try:
-            os.unlink(self.path(gid))
-        except FileNotFoundError:
-            pass
+        self.saver.put(self.path(gid), None)
 
     # ---- searches -----------------------------------------------------------
     async def bot_move(self, session: WebSession) -> None:
@@ -446,6 +487,7 @@ class GameStore:
             for task in (session.task, session.hint_task):
                 if task is not None and not task.done():
                     task.cancel()
+        self.saver.flush()
 
 
 def save_bytes(session: WebSession) -> bytes:
