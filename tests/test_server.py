@@ -274,3 +274,19 @@ def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, t
     assert calls[-1]["host"] == "0.0.0.0"
     assert "anyone who can reach" in capsys.readouterr().err
     assert cli.main(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
+
+
+def test_the_cached_save_text_is_the_save_file(tmp_path):
+    store = GameStore(tmp_path)
+    session = store.new_game(side="polish", bot="random", seed=4)
+    rng = __import__("random").Random(4)
+    for k in range(60):
+        if session.status() == "over":
+            break
+        if session.status() == "bot":
+            session.bot_action({"action": session.core.legal_actions()[0], "value": [0.4, 0.6]})
+        else:
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+        if k % 7 == 6 and session.undo_stack:
+            session.undo_move()
+        assert json.loads(session.save_text()) == json.loads(json.dumps(session.to_json()))

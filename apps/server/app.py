@@ -124,13 +124,18 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         return view(session_of(request), request)
 
     async def action(request: Request) -> Response:
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         session = session_of(request)
         data = await _object(request)
         if "action" not in data or "version" not in data:
             raise RequestError("expected {\"action\": id, \"version\": the view's version}")
         session.human_action(data["action"], data["version"])
         store.autosave(session)
-        return view(session, request)
+        response = view(session, request)
+        # the server's time for the click (apply, narration, autosave text, new view)
+        response.headers["Server-Timing"] = (f"click;dur={1000 * (time.perf_counter() - t0):.3f}, "
+                                             f"cpu;dur={1000 * (time.thread_time() - cpu0):.3f}")
+        return response
 
     async def bot(request: Request) -> Response:
         session = session_of(request)

@@ -217,6 +217,7 @@ class WebSession(PlaySession):
         self.task: asyncio.Task | None = None
         self.thinking_since: float | None = None
         self.hint_task: asyncio.Task | None = None
+        self._json_cache: tuple[tuple[list, list], ...] = (([], []), ([], []))
 
     @classmethod
     def restore(cls, data: Any, source: str) -> "WebSession":
@@ -232,6 +233,33 @@ class WebSession(PlaySession):
         data = super().to_json()
         data["resigned"] = self.resigned
         return data
+
+    def save_text(self) -> str:
+        """The save file's text (as ``to_json``), fast for a long game: the
+        events and undo snapshots never change once made and their lists only
+        grow or lose their end (undo), so the JSON of each is kept and only
+        the new ones are serialised."""
+        head = {k: v for k, v in self.to_json().items() if k not in ("events", "undo")}
+        return (json.dumps(head)[:-1] + ', "events": ' + self._dumped(self.events, 0)
+                + ', "undo": ' + self._dumped(self.undo_stack, 1) + "}")
+
+    def _dumped(self, items: list[Any], which: int) -> str:
+        objs, texts = self._json_cache[which]
+        n = min(len(objs), len(items))
+        while n and objs[n - 1] is not items[n - 1]:  # the part still the same
+            n -= 1
+        del objs[n:], texts[n:]
+        for item in items[n:]:
+            objs.append(item)
+            texts.append(json.dumps(item))
+        return "[" + ", ".join(texts) + "]"
+
+    # the web has no console: the terminal's printing is skipped
+    def say(self, text: str = "", **kwargs: Any) -> None:
+        pass
+
+    def flush_events(self) -> None:
+        self.shown_events = len(self.events)
 
     # every applied step is narrated (outcomes, chains, turn ends)
     def apply(self, action: int) -> None:
@@ -307,20 +335,24 @@ class WebSession(PlaySession):
 
 class AutoSaver:
     """Writes autosaves in a thread of its own, so that a click does not wait
-    for the disk: the game is serialised at once (in the event loop), the
-    newest text of each file is written (atomically, fsync'ed) soon after."""
+    for the disk: the text is made at once (``WebSession.save_text``), and
+    every ``delay`` seconds the newest text of each game is written
+    (atomically, fsync'ed).  ``flush`` writes at once (on shutdown, so a
+    restart finds every game as it was)."""
 
-    def __init__(self) -> None:
+    def __init__(self, delay: float = 0.5) -> None:
+        self.delay = delay
         self._pending: dict[Path, str | None] = {}  # None: remove the file
         self._cond = threading.Condition()
         self._busy = False
+        self._hurry = False
+        self.errors: list[str] = []
         self._thread = threading.Thread(target=self._work, name="wildhorn-autosave", daemon=True)
         self._thread.start()
-        self.errors: list[str] = []
 
-    def put(self, path: Path, data: str | None) -> None:
+    def put(self, path: Path, text: str | None) -> None:
         with self._cond:
-            self._pending[path] = data
+            self._pending[path] = text
             self._cond.notify_all()
 
     def _work(self) -> None:
@@ -330,21 +362,28 @@ class AutoSaver:
                     self._busy = False
                     self._cond.notify_all()
                     self._cond.wait()
+                deadline = time.monotonic() + self.delay  # let a burst of clicks coalesce
+                while not self._hurry and time.monotonic() < deadline:
+                    self._cond.wait(deadline - time.monotonic())
                 self._busy = True
-                path, data = self._pending.popitem()
-            try:
-                if data is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    write_atomic(str(path), data)
-            except (OSError, SerializationError) as err:
-                self.errors.append(str(err))
+                batch, self._pending = self._pending, {}
+            for path, text in batch.items():
+                try:
+                    if text is None:
+                        path.unlink(missing_ok=True)
+                    else:
+                        write_atomic(str(path), text)
+                except (OSError, SerializationError) as err:
+                    self.errors.append(str(err))
 
     def flush(self) -> None:
         """Waits until every autosave asked for is on disk."""
         with self._cond:
+            self._hurry = True
+            self._cond.notify_all()
             while self._pending or self._busy:
-                self._cond.wait(0.1)
+                self._cond.wait(0.05)
+            self._hurry = False
 
 
 class GameStore:
@@ -380,7 +419,7 @@ class GameStore:
         return session
 
     def autosave(self, session: WebSession) -> None:
-        self.saver.put(self.path(session.id), json.dumps(session.to_json()))
+        self.saver.put(self.path(session.id), session.save_text())
 
     def _add(self, session: WebSession) -> WebSession:
         if len(self.games) >= self.limits.max_games:
@@ -492,5 +531,5 @@ class GameStore:
 
 def save_bytes(session: WebSession) -> bytes:
     """The save file of a game, as ``play`` writes it."""
-    return json.dumps(session.to_json()).encode("utf-8")
+    return session.save_text().encode("utf-8")
 

@@ -153,8 +153,7 @@ def game_view(session: WebSession, log_from: int = 0) -> dict[str, Any]:
         "pending": pending_view(session),
         "can_undo": bool(session.undo_stack),
         "log_size": len(session.events),
-        "log": [{k: e[k] for k in ("who", "text", "value", "alternatives") if k in e}
-                for e in session.events[log_from:]],
+        "log": session.events[log_from:],  # {"who", "text"[, "value", "alternatives"]}
         "thinking": None if session.thinking_since is None
         else round(time.monotonic() - session.thinking_since, 2),
     }
