@@ -7,16 +7,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from apps.server.app import create_app
+from apps.server.games import Limits
+from apps.server.harness import CHROMIUM, launch_chromium, serve_in_thread
+
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "bench-serve.json"
 WINDOWS = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
 
@@ -26,38 +25,19 @@ pytestmark = [
                        reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
-uvicorn = pytest.importorskip("uvicorn")
-
-from apps.server.app import create_app  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    app = create_app(tmp_path_factory.mktemp("serve-data"))
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(500):  # until it listens (a bounded wait, not a timed assertion)
-        if srv.started:
-            break
-        time.sleep(0.02)
-    assert srv.started, "the server did not start"
-    yield {"url": f"http://127.0.0.1:{port}/", "app": app}
-    srv.should_exit = True
-    thread.join(10)
+    app = create_app(tmp_path_factory.mktemp("serve-data"), Limits(review_iterations=30))
+    with serve_in_thread(app) as url:
+        yield {"url": url, "app": app}
 
 
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        b = launch_chromium(p)
         yield b
         b.close()
 
@@ -149,6 +129,19 @@ def test_whole_game_against_random_to_the_end_screen(page, server):
     assert attacks >= 1, "the log shows an attack's outcome"
     assert windows >= 1, "a reaction window was answered"
     assert "End of turn" in log
+    # the review: every decision rated, then the table as it was at one of them
+    page.click("#btn-end-close")
+    page.click("#btn-review")
+    page.wait_for_function("() => /Rated (\\d+) of \\1 /.test("
+                           "document.querySelector('#review-progress').textContent)",
+                           timeout=300_000)
+    page.click("#review-dialog details summary")
+    page.click("#review-moves li[data-index='3']")
+    page.wait_for_selector("#review-banner:not([hidden])")
+    assert "your decision 4 of" in page.inner_text("#review-banner")
+    assert page.evaluate("() => window.wildhorn.view.status") == "review"
+    page.click("#btn-review-back")
+    page.wait_for_function("() => window.wildhorn.view.status === 'over'")
 
 
 def test_hint_and_undo(page, server):

@@ -290,3 +290,37 @@ def test_the_cached_save_text_is_the_save_file(tmp_path):
         if k % 7 == 6 and session.undo_stack:
             session.undo_move()
         assert json.loads(session.save_text()) == json.loads(json.dumps(session.to_json()))
+
+
+def test_review_rates_every_decision_and_steps_back(tmp_path):
+    with TestClient(server_app.create_app(tmp_path, Limits(review_iterations=60))) as c:
+        view = new_game(c, side="polish", seed=8)
+        while len(c.app.state.store.get(view["id"]).undo_stack) < 5:
+            view = step(c, view).json()
+        gid = view["id"]
+        review = c.post(f"/api/games/{gid}/review").json()
+        assert review["total"] == 5 and "iterations=60" in review["budget"]
+        for _ in range(3000):  # until the background search is through (bounded)
+            if review["done"] == review["total"]:
+                break
+            time.sleep(0.05)
+            review = c.get(f"/api/games/{gid}/review").json()
+        assert review["done"] == 5 and len(review["decisions"]) == 5
+        for d in review["decisions"]:
+            assert d["options"] == 1 or (d["loss"] >= 0 and d["best"])
+        assert all(m["loss"] > 0 for m in review["mistakes"])
+        session = c.app.state.store.get(gid)
+        for k, snap in enumerate(session.undo_stack):
+            past = c.get(f"/api/games/{gid}/review/{k}").json()
+            assert past["status"] == "review" and past["actions"] == []
+            assert past["log"] == session.events[:snap["events"]]
+            assert past["review_step"]["chosen"] == session.events[snap["events"]]["text"]
+        assert c.get(f"/api/games/{gid}/review/5").status_code == 400
+        assert c.get(f"/api/games/{gid}").json()["version"] == view["version"]  # unchanged
+
+
+def test_progress_events_end_with_done(client):
+    view = new_game(client)
+    with client.stream("GET", f"/api/games/{view['id']}/progress") as res:
+        body = "".join(res.iter_text())
+    assert body.startswith("event: done") and view["version"] in body

@@ -14,6 +14,9 @@ and leaves the game unchanged; ``GET /api`` lists the routes)::
     POST   /api/games/{id}/undo           back to the human's previous decision -> view
     POST   /api/games/{id}/resign         -> view
     POST   /api/games/{id}/settings       {time}: the bot's seconds per move -> view
+    POST   /api/games/{id}/review         start rating your decisions (in the background)
+    GET    /api/games/{id}/review         its progress and ratings so far
+    GET    /api/games/{id}/review/{k}     the table at your decision k (0: the first)
     GET    /api/games/{id}/save           the save file (a download)
     DELETE /api/games/{id}                close the game (its search stops)
 
@@ -44,7 +47,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from apps.server.games import DEFAULT_BOT, GameStore, Limits, WebSession, save_bytes, with_time
-from apps.server.views import game_view
+from apps.server.views import game_view, past_view
 from solver.errors import RequestError, WildhornError
 
 STATIC = Path(__file__).with_name("static")
@@ -184,6 +187,29 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         store.autosave(session)
         return view(session, request)
 
+    def review_json(review: dict[str, Any] | None) -> dict[str, Any]:
+        if review is None:
+            return {"total": 0, "done": 0, "decisions": [], "started": False}
+        rated = [d for d in review["decisions"] if d.get("loss") is not None]
+        mistakes = sorted((d for d in rated if d["loss"] > 0), key=lambda d: -d["loss"])[:5]
+        return {**{k: v for k, v in review.items() if k != "version"}, "started": True,
+                "mistakes": mistakes}
+
+    async def review_start(request: Request) -> Response:
+        session = session_of(request)
+        return JSONResponse(review_json(store.start_review(session)))
+
+    async def review_get(request: Request) -> Response:
+        return JSONResponse(review_json(session_of(request).review))
+
+    async def review_step(request: Request) -> Response:
+        session = session_of(request)
+        try:
+            k = int(request.path_params["k"])
+        except ValueError:
+            raise RequestError("decision: expected a number") from None
+        return JSONResponse(past_view(session, k))
+
     async def save(request: Request) -> Response:
         session = session_of(request)
         name = f"wildhorn-{session.seed}-turn{session.core.turn}.json"
@@ -227,6 +253,9 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         Route(g + "/resign", resign, methods=["POST"]),
         Route(g + "/settings", settings, methods=["POST"]),
         Route(g + "/save", save),
+        Route(g + "/review", review_start, methods=["POST"]),
+        Route(g + "/review", review_get, methods=["GET"]),
+        Route(g + "/review/{k}", review_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

@@ -14,6 +14,7 @@ reading a terminal.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import io
 import json
@@ -49,6 +50,7 @@ class Limits:
     max_nodes: int = 2_000_000      # search tree nodes (memory)
     max_searches: int = 2           # searches running at once; the others queue
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
+    review_iterations: int = 1000   # the search that rates each decision in a review
     max_games: int = 200            # games held at once
 
 
@@ -143,6 +145,29 @@ def hint_search(game_params: dict[str, Any], core_bytes: bytes, human: int, seed
     return json.loads(mask_hidden(json.dumps(result), core, human))
 
 
+def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
+                  iterations: int, chosen: int) -> dict[str, Any]:
+    """Rates one of the human's decisions (run in a child process): an ISMCTS
+    search of ``iterations`` on the position resampled from the human's
+    information; the loss is the best action's value minus the chosen one's."""
+    import pyspiel
+
+    game = pyspiel.load_game("wildhorn", game_params)
+    core = Core.from_bytes(game.core_config, core_bytes)
+    sampled = core.resample(human, seed)
+    stats = make_bot(f"ismcts:iterations={iterations}", human, seed).analyse(sampled)["stats"]
+    rows = {r["action"]: r for r in stats["actions"]}
+    best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
+    mine = rows.get(chosen)
+    chosen_value = None if mine is None or mine["value"] is None else mine["value"]
+    loss = None if chosen_value is None or best["value"] is None else \
+        max(0.0, best["value"] - chosen_value)
+    return {"best": core.action_string(human, best["action"]),
+            "best_value": None if best["value"] is None else round(best["value"], 4),
+            "chosen_value": None if chosen_value is None else round(chosen_value, 4),
+            "loss": None if loss is None else round(loss, 4)}
+
+
 def _child(conn: Any, fn: Callable[..., Any], args: tuple) -> None:
     try:
         conn.send(("ok", fn(*args)))
@@ -218,6 +243,8 @@ class WebSession(PlaySession):
         self.thinking_since: float | None = None
         self.hint_task: asyncio.Task | None = None
         self._json_cache: tuple[tuple[list, list], ...] = (([], []), ([], []))
+        self.review: dict[str, Any] | None = None
+        self.review_task: asyncio.Task | None = None
 
     @classmethod
     def restore(cls, data: Any, source: str) -> "WebSession":
@@ -469,7 +496,7 @@ class GameStore:
     def close(self, gid: str) -> None:
         """Forgets a game: its running search stops, its autosave is removed."""
         session = self.get(gid)
-        for task in (session.task, session.hint_task):
+        for task in (session.task, session.hint_task, session.review_task):
             if task is not None and not task.done():
                 task.cancel()
         del self.games[gid]
@@ -521,9 +548,43 @@ class GameStore:
                           session.human, seed, self.limits.hint_iterations))
         return await session.hint_task
 
+    def start_review(self, session: WebSession) -> dict[str, Any]:
+        """Rates the human's decisions in the background (``session.review``
+        shows the progress); a second call while it runs changes nothing."""
+        if session.review_task is None or session.review_task.done() \
+                or session.review["version"] != session.version():
+            if session.review_task is not None and not session.review_task.done():
+                session.review_task.cancel()
+            session.review = {"version": session.version(),
+                              "budget": f"ismcts:iterations={self.limits.review_iterations} "
+                                        f"per decision, on a position resampled from your "
+                                        f"information",
+                              "total": len(session.undo_stack), "done": 0, "decisions": []}
+            session.review_task = asyncio.ensure_future(self._review(session, session.review))
+        return session.review
+
+    async def _review(self, session: WebSession, review: dict[str, Any]) -> None:
+        snaps = list(session.undo_stack)
+        events = list(session.events)
+        for k, snap in enumerate(snaps):
+            core = Core.from_bytes(session.config, base64.b64decode(snap["core"]))
+            said = events[snap["events"]]["text"].split(": ", 1)[1] \
+                if snap["events"] < len(events) else ""
+            legal = core.legal_actions()
+            chosen = next((a for a in legal if core.action_string(session.human, a) == said), None)
+            row: dict[str, Any] = {"index": k, "turn": core.turn, "phase": core.phase,
+                                   "chosen": said, "options": len(legal)}
+            if chosen is not None and len(legal) > 1:
+                row.update(await self.pool.run(
+                    review_search, session.game_params, core.to_bytes(), session.human,
+                    (session.seed + 7919 * k) & 0x7FFFFFFF, self.limits.review_iterations,
+                    chosen))
+            review["decisions"].append(row)
+            review["done"] = k + 1
+
     async def shutdown(self) -> None:
         for session in self.games.values():
-            for task in (session.task, session.hint_task):
+            for task in (session.task, session.hint_task, session.review_task):
                 if task is not None and not task.done():
                     task.cancel()
         self.saver.flush()

@@ -7,13 +7,16 @@ out of the game are public and shown with their full text.
 
 from __future__ import annotations
 
+import base64
+import copy
 import time
 from typing import Any
 
 from apps.play import SIDES, TITLES
 from apps.server.games import WebSession
 from apps.server.narrate import _dice_text, needed
-from solver._core import decode_action
+from solver._core import Core, decode_action
+from solver.errors import RequestError
 
 ZONES = (("base", "Rocket Base", "german"), ("periphery", "Periphery", None),
          ("forest", "Forest", "polish"))
@@ -174,4 +177,25 @@ def game_view(session: WebSession, log_from: int = 0) -> dict[str, Any]:
     values = [e["value"] for e in session.events if e.get("value") is not None]
     view["win_estimates"] = values  # the human side's chance, as the bot saw it, move by move
     view["title"] = f"You play {TITLES[human]}"
+    return view
+
+
+def past_view(session: WebSession, k: int) -> dict[str, Any]:
+    """The table as it was at the human's decision ``k`` (0: the first), for
+    the review; its status is "review" (nothing to act on)."""
+    if not 0 <= k < len(session.undo_stack):
+        raise RequestError(f"decision {k}: this game has decisions 0 to "
+                           f"{len(session.undo_stack) - 1}" if session.undo_stack
+                           else f"decision {k}: no decision was made in this game yet")
+    snap = session.undo_stack[k]
+    past = copy.copy(session)
+    past.core = Core.from_bytes(session.config, base64.b64decode(snap["core"]))
+    past.events = session.events[:snap["events"]]
+    past.undo_stack = session.undo_stack[:k]
+    past.resigned = False
+    past.thinking_since = None
+    view = game_view(past)
+    chosen = session.events[snap["events"]]["text"] if snap["events"] < len(session.events) else ""
+    view.update(status="review", actions=[], id=session.id,
+                review_step={"index": k, "of": len(session.undo_stack), "chosen": chosen})
     return view

@@ -106,6 +106,7 @@ function render(view) {
                `score Polish ${view.score.polish}, German ${view.score.german}`;
   if (view.status === "human") status += " \u2014 your decision";
   else if (view.status === "bot") status += " \u2014 the bot's move";
+  else if (view.status === "review") status += " \u2014 review";
   else status += " \u2014 game over";
   $("#status").textContent = status;
   $("#bot-time").value = (view.bot.match(/time=([0-9.]+)/) || [null, "1.0"])[1];
@@ -169,6 +170,7 @@ function render(view) {
   renderLog(view);
   renderBotMove(view);
   if (view.status === "over") showEnd(view);
+  if (view.status !== "review") $("#review-banner").hidden = true;
 }
 
 function describePending(p) {
@@ -291,18 +293,58 @@ function showEnd(view) {
   if (!d.open) d.showModal();
 }
 
-function showReview() {
+function pct(x) { return x === null || x === undefined ? "?" : `${(100 * x).toFixed(0)}%`; }
+
+function reviewRow(d) {
+  let text = `turn ${d.turn}: ${d.chosen}`;
+  if (d.loss !== undefined && d.loss !== null) {
+    text += d.loss > 0 ? ` \u2014 loses ${pct(d.loss)} (better: ${d.best}, ${pct(d.best_value)} instead of ${pct(d.chosen_value)})`
+                       : ` \u2014 fine (${pct(d.chosen_value)})`;
+  } else if (d.options === 1) text += " \u2014 forced";
+  return el("li", { class: "review-row", "data-index": d.index, text, onclick: () => stepTo(d.index) });
+}
+
+function drawReview(r) {
+  $("#review-progress").textContent = r.total === 0 ? "No decision of yours to rate yet." :
+    `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".");
+  const ml = $("#review-mistakes");
+  ml.innerHTML = "";
+  for (const d of r.mistakes || []) ml.append(reviewRow(d));
+  if (!(r.mistakes || []).length && r.done === r.total) ml.append(el("li", { text: "none found" }));
+  const ol = $("#review-moves");
+  ol.innerHTML = "";
+  for (const d of r.decisions) ol.append(reviewRow(d));
+}
+
+async function showReview() {
   const view = state.view;
   if (!view) return;
   const g = $("#review-graph");
   g.innerHTML = "";
   g.append(graph(view.win_estimates));
-  const ol = $("#review-moves");
-  ol.innerHTML = "";
-  for (const e of view.log) if (e.who === view.you || e.value !== undefined) {
-    ol.append(el("li", { text: e.text }));
-  }
   $("#review-dialog").showModal();
+  try {
+    let r = await api("POST", `/api/games/${state.id}/review`);
+    drawReview(r);
+    while (r.done < r.total && $("#review-dialog").open) {
+      await new Promise((res) => setTimeout(res, 700));
+      r = await api("GET", `/api/games/${state.id}/review`);
+      drawReview(r);
+    }
+  } catch (err) { showError(err.message); }
+}
+
+async function stepTo(k) {
+  try {
+    const view = await api("GET", `/api/games/${state.id}/review/${k}`);
+    $("#review-dialog").close();
+    $("#end-dialog").open && $("#end-dialog").close();
+    state.reviewing = true;
+    render(view);
+    $("#review-banner-text").textContent =
+      `The table at your decision ${k + 1} of ${view.review_step.of}; you chose: ${view.review_step.chosen}`;
+    $("#review-banner").hidden = false;
+  } catch (err) { showError(err.message); }
 }
 
 // ---- acting ---------------------------------------------------------------------
@@ -423,6 +465,11 @@ function setup() {
   $("#btn-end-close").onclick = () => $("#end-dialog").close();
   $("#btn-review").onclick = showReview;
   $("#btn-review-close").onclick = () => $("#review-dialog").close();
+  $("#btn-review-back").onclick = () => run(async () => {
+    state.reviewing = false;
+    $("#review-banner").hidden = true;
+    render(await api("GET", `/api/games/${state.id}`));
+  });
   $("#new-form").addEventListener("submit", (ev) => {
     if (ev.submitter && ev.submitter.value === "start") { ev.preventDefault(); $("#new-dialog").close(); startGame(ev.target); }
   });
