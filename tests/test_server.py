@@ -324,3 +324,34 @@ def test_progress_events_end_with_done(client):
     with client.stream("GET", f"/api/games/{view['id']}/progress") as res:
         body = "".join(res.iter_text())
     assert body.startswith("event: done") and view["version"] in body
+
+
+def test_one_choice_for_identical_cards_says_so(tmp_path):
+    """R27: where the engine offers one action for interchangeable cards, the
+    view names all of them; a card with its own action is never among them."""
+    from apps.server.views import game_view
+
+    store = GameStore(tmp_path)
+    rng = __import__("random").Random(2)
+    notes = 0
+    for seed in range(3):
+        session = store.new_game(side="polish", bot="random", seed=seed)
+        while session.status() != "over":
+            if session.status() == "bot":
+                session.bot_action({"action": rng.choice(session.core.legal_actions()),
+                                    "value": None})
+                continue
+            view = game_view(session)
+            offered = {a.get("card") or a.get("target") for a in view["actions"]}
+            for a in view["actions"]:
+                for number in a.get("same_as", []):
+                    notes += 1
+                    assert number not in offered and "interchangeable (R27)" in a["note"]
+                    mine = next(c for c in session.cards.values() if c.number == number)
+                    theirs = next(c for c in session.cards.values()
+                                  if c.number == (a.get("card") or a.get("target")))
+                    assert (mine.type, mine.start) == (theirs.type, theirs.start)
+                    where = lambda c: session.core.location(c.side_id * 23 + c.index)  # noqa
+                    assert where(mine) == where(theirs)
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+    assert notes > 0

@@ -64,12 +64,11 @@ def _twins(session: WebSession, g: int, action: int, legal: set[int]) -> list[in
     same place and state whose own action of this kind is not offered."""
     core = session.core
     loc = core.location(g)
-    key = session.cards[g].type.key
-    side = session.cards[g].side_id
+    same = lambda c: (c.side_id, c.type, c.start)  # noqa: E731  (every field but the number)
+    key = same(session.cards[g])
     per_side = len(session.cards) // 2
-    return [h for h, c in session.cards.items() if h != g and c.side_id == side
-            and c.type.key == key and core.location(h) == loc
-            and action - g % per_side + h % per_side not in legal]
+    return [h for h, c in session.cards.items() if h != g and same(c) == key
+            and core.location(h) == loc and action - g % per_side + h % per_side not in legal]
 
 
 def _action_view(session: WebSession, action: int, legal: set[int]) -> dict[str, Any]:

@@ -265,22 +265,31 @@ function renderBotMove(view) {
   }
 }
 
-function graph(values) {
-  const w = 360, h = 120;
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+// lines of win probabilities (0..1) over the game: [{values, cls, label}]
+function graph(series) {
+  const w = 360, h = 120, ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("class", "graph");
-  const line = (y) => { const l = document.createElementNS(svg.namespaceURI, "line");
-    l.setAttribute("x1", 0); l.setAttribute("x2", w); l.setAttribute("y1", y); l.setAttribute("y2", y);
-    l.setAttribute("class", "mid"); svg.append(l); };
-  line(h / 2);
-  if (values.length) {
-    const pts = values.map((v, i) => `${values.length === 1 ? w / 2 : (i * w) / (values.length - 1)},${h - v * h}`);
-    const p = document.createElementNS(svg.namespaceURI, "polyline");
-    p.setAttribute("points", pts.join(" "));
+  const mid = document.createElementNS(ns, "line");
+  for (const [k, v] of Object.entries({ x1: 0, x2: w, y1: h / 2, y2: h / 2, class: "mid" })) mid.setAttribute(k, v);
+  svg.append(mid);
+  const box = el("div", { class: "graph-box" }, svg);
+  for (const s of series) {
+    if (!s.values.length) continue;
+    const n = s.values.length;
+    const p = document.createElementNS(ns, "polyline");
+    p.setAttribute("points", s.values.map((v, i) => `${n === 1 ? w / 2 : (i * w) / (n - 1)},${h - v * h}`).join(" "));
+    p.setAttribute("class", s.cls);
     svg.append(p);
+    box.append(el("div", { class: `legend ${s.cls}`, text: s.label }));
   }
-  return svg;
+  if (!series.some((s) => s.values.length)) box.append(el("div", { text: "no estimate yet" }));
+  return box;
+}
+
+function estimates(view) {
+  return { values: view.win_estimates, cls: "bot-line", label: "the bot's estimate of your chance at each of its moves" };
 }
 
 function showEnd(view) {
@@ -289,7 +298,7 @@ function showEnd(view) {
   $("#end-text").textContent = view.result.text;
   const g = $("#end-graph");
   g.innerHTML = "";
-  g.append(el("p", { text: "Your chance to win, as the bot estimated it over the game:" }), graph(view.win_estimates));
+  g.append(el("p", { text: "Your chance to win over the game:" }), graph([estimates(view)]));
   if (!d.open) d.showModal();
 }
 
@@ -305,6 +314,12 @@ function reviewRow(d) {
 }
 
 function drawReview(r) {
+  const rated = r.decisions.filter((d) => d.chosen_value !== undefined && d.chosen_value !== null);
+  const g = $("#review-graph");
+  g.innerHTML = "";
+  g.append(graph([estimates(state.view),
+                  { values: rated.map((d) => d.chosen_value), cls: "review-line",
+                    label: "the review's value of each of your rated decisions" }]));
   $("#review-progress").textContent = r.total === 0 ? "No decision of yours to rate yet." :
     `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".");
   const ml = $("#review-mistakes");
@@ -321,7 +336,7 @@ async function showReview() {
   if (!view) return;
   const g = $("#review-graph");
   g.innerHTML = "";
-  g.append(graph(view.win_estimates));
+  g.append(graph([estimates(view)]));
   $("#review-dialog").showModal();
   try {
     let r = await api("POST", `/api/games/${state.id}/review`);
