@@ -49,6 +49,7 @@ def page(browser, server):
     pg.errors = []
     pg.payloads = []
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("dialog", lambda d: d.accept())  # "this closes the game in progress": yes
 
     def record(response):
         if "/api/" in response.url and "/save" not in response.url:

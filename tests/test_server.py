@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import time
 
@@ -19,6 +20,7 @@ from apps import cli  # noqa: E402
 from apps.play import PlaySession  # noqa: E402
 from apps.server import app as server_app  # noqa: E402
 from apps.server.games import GameStore, Limits, SearchPool, cap_spec  # noqa: E402
+from apps.server.views import game_view  # noqa: E402
 
 
 @pytest.fixture
@@ -279,7 +281,7 @@ def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, t
 def test_the_cached_save_text_is_the_save_file(tmp_path):
     store = GameStore(tmp_path)
     session = store.new_game(side="polish", bot="random", seed=4)
-    rng = __import__("random").Random(4)
+    rng = random.Random(4)
     for k in range(60):
         if session.status() == "over":
             break
@@ -329,10 +331,8 @@ def test_progress_events_end_with_done(client):
 def test_one_choice_for_identical_cards_says_so(tmp_path):
     """R27: where the engine offers one action for interchangeable cards, the
     view names all of them; a card with its own action is never among them."""
-    from apps.server.views import game_view
-
     store = GameStore(tmp_path)
-    rng = __import__("random").Random(2)
+    rng = random.Random(2)
     notes = 0
     for seed in range(3):
         session = store.new_game(side="polish", bot="random", seed=seed)

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.play import SIDES, TITLES, PlaySession, write_atomic
 from apps.server.narrate import narrate_step
@@ -121,8 +124,6 @@ def mask_hidden(text: str, core: Core, viewer: int) -> str:
 def bot_search(game_params: dict[str, Any], core_bytes: bytes, spec: str, player: int,
                seed: int) -> dict[str, Any]:
     """The bot's move (run in a child process): action, win estimates, alternatives."""
-    import pyspiel
-
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     result = make_bot(spec, player, seed).analyse(core)
@@ -136,8 +137,6 @@ def hint_search(game_params: dict[str, Any], core_bytes: bytes, human: int, seed
                 iterations: int) -> dict[str, Any]:
     """``advise()`` for the human (run in a child process), on a position
     resampled from the human's information, named as the human may see it."""
-    import pyspiel
-
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)
@@ -150,8 +149,6 @@ def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, se
     """Rates one of the human's decisions (run in a child process): an ISMCTS
     search of ``iterations`` on the position resampled from the human's
     information; the loss is the best action's value minus the chosen one's."""
-    import pyspiel
-
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)

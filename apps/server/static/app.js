@@ -434,7 +434,15 @@ function newGameDialog() {
   $("#new-dialog").showModal();
 }
 
+// a new or loaded game closes the current one (its autosave goes): ask first
+function mayClose() {
+  const v = state.view;
+  return !v || v.status === "over" ||
+    confirm("This closes the game in progress (Save downloads it first). Go on?");
+}
+
 async function startGame(form) {
+  if (!mayClose()) return;
   const data = new FormData(form);
   const body = { side: data.get("side"), bot: data.get("bot") };
   if (data.get("seed") !== "") body.seed = Number(data.get("seed"));
@@ -505,7 +513,7 @@ function setup() {
   $("#file-load").onchange = (ev) => {
     const file = ev.target.files[0];
     ev.target.value = "";
-    if (!file) return;
+    if (!file || !mayClose()) return;
     run(async () => {
       const text = await file.text();
       const old = state.id;
