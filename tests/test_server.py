@@ -237,8 +237,7 @@ def test_the_close_of_a_game_stops_its_search(tmp_path):
         (proc,) = store.pool.processes
         assert proc.is_alive()
         store.close(session.id)
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await task  # the request answers, without a move
         proc.join(5)
         store.saver.flush()
         return proc.is_alive(), store.games
@@ -355,3 +354,26 @@ def test_one_choice_for_identical_cards_says_so(tmp_path):
                     assert where(mine) == where(theirs)
             session.human_action(rng.choice(session.core.legal_actions()), session.version())
     assert notes > 0
+
+
+def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
+    async def scenario():
+        store = GameStore(tmp_path, Limits())
+        session = store.new_game(side="polish", bot="ismcts:time=10", seed=5)
+        while session.status() != "bot" or len(session.core.legal_actions()) < 2 \
+                or not session.undo_stack:
+            first = session.core.legal_actions()[0]
+            if session.status() == "human":
+                session.human_action(first, session.version())
+            else:
+                session.bot_action({"action": first, "value": None})
+        request = asyncio.create_task(store.bot_move(session))
+        while not store.pool.processes:
+            await asyncio.sleep(0.02)
+        session.task.cancel()  # what POST /undo does
+        session.undo_move()
+        await request  # answers (no error) without a move
+        return session.status(), len(store.pool.processes)
+
+    status, running = asyncio.run(scenario())
+    assert status == "human" and running == 0

@@ -506,7 +506,14 @@ class GameStore:
             return
         if session.task is None or session.task.done():
             session.task = asyncio.create_task(self._bot_move(session))
-        await asyncio.shield(session.task)
+        task = session.task
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and not (current and current.cancelling()):
+                return  # the move was called off (undo, close): the request answers anyway
+            raise
 
     async def _bot_move(self, session: WebSession) -> None:
         version = session.version()
