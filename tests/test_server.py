@@ -377,3 +377,22 @@ def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
 
     status, running = asyncio.run(scenario())
     assert status == "human" and running == 0
+
+
+def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):
+    store = GameStore(tmp_path)
+    session = store.new_game(side="german", bot="random", seed=3)
+    rng = random.Random(1)
+    while session.status() != "over":
+        if session.status() == "bot":
+            session.bot_action({"action": rng.choice(session.core.legal_actions()), "value": None})
+        else:
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+    texts = [e["text"] for e in session.events]
+    attacks = [i for i, t in enumerate(texts) if t.startswith("Attack die")]
+    assert attacks
+    for i in attacks:
+        assert texts[i + 1].startswith("Defence die")
+        outcome = next(t for t in texts[i + 2:] if " attack by " in t and "defence die" in t)
+        assert re.search(r"= \d+; the attack needs more than \d+: (success|failure)", outcome)
+    assert not any(t.startswith("Die roll") and " attack by " in t for t in texts)

@@ -278,6 +278,16 @@ class WebSession(PlaySession):
             texts.append(json.dumps(item))
         return "[" + ", ".join(texts) + "]"
 
+    def chance_step(self) -> None:
+        """As in ``play``, but an attack's two dice are named (attack, defence)."""
+        pend = self.core.pending
+        n = len(self.events)
+        super().chance_step()
+        if pend and pend["kind"] == "attack" and self.events[n]["text"].startswith("Die roll"):
+            which = "Attack die" if not pend["dice"] else "Defence die"
+            self.events[n] = {**self.events[n],
+                              "text": self.events[n]["text"].replace("Die roll", which, 1)}
+
     # the web has no console: the terminal's printing is skipped
     def say(self, text: str = "", **kwargs: Any) -> None:
         pass
