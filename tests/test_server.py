@@ -396,3 +396,9 @@ def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):
         outcome = next(t for t in texts[i + 2:] if " attack by " in t and "defence die" in t)
         assert re.search(r"= \d+; the attack needs more than \d+: (success|failure)", outcome)
     assert not any(t.startswith("Die roll") and " attack by " in t for t in texts)
+
+
+def test_the_api_lists_its_routes(client):
+    routes = client.get("/api").json()["routes"]
+    assert any("/api/games/{id}/action" in r for r in routes)
+    assert len(routes) >= 15

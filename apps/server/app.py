@@ -100,8 +100,8 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         return FileResponse(STATIC / "index.html")
 
     async def api(request: Request) -> Response:
-        return JSONResponse({"routes": [line.strip() for line in __doc__.split("::")[1]
-                                        .split("\n\n")[0].strip().splitlines()]})
+        table = __doc__.split("::", 1)[1].strip().split("\n\n")[0]
+        return JSONResponse({"routes": [" ".join(line.split()) for line in table.splitlines()]})
 
     async def bots(request: Request) -> Response:
         return JSONResponse({"bots": BOTS, "default": DEFAULT_BOT,
