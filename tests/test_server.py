@@ -402,3 +402,12 @@ def test_the_api_lists_its_routes(client):
     routes = client.get("/api").json()["routes"]
     assert any("/api/games/{id}/action" in r for r in routes)
     assert len(routes) >= 15
+
+
+def test_the_polish_bots_redraw_choice_stays_hidden_from_the_german(client):
+    """R5: as the German you decide without knowing the Polish redraw choice."""
+    view = to_human(client, new_game(client, side="german", seed=6))
+    assert view["phase"] == "redraw"
+    said = [e["text"] for e in view["log"] if e["who"] == "polish"]
+    assert said and all("keep hand" not in t and ": redraw" not in t for t in said)
+    assert "has decided whether to redraw" in said[-1]

@@ -342,6 +342,9 @@ class WebSession(PlaySession):
         action = result["action"]
         text = f"{TITLES[side]} (bot): {self.core.action_string(side, action)}"
         value = result.get("value")
+        if self.core.phase == "redraw" and self.human == 1:
+            # R5: the Polish decision stays hidden until the German has decided
+            text = f"{TITLES[side]} (bot) has decided whether to redraw (revealed after you)"
         event: dict[str, Any] = {"who": SIDES[side], "text": text}
         if value is not None:
             event["text"] += f"  [bot rates its chance to win at {value[side]:.0%}]"
