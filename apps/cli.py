@@ -9,7 +9,8 @@ card set), ``schema`` (the state.json JSON Schema), ``random-states`` (state.jso
 ``bench search`` (ISMCTS speed, results/bench-search.json), ``bench advise``
 (the advice's targets, results/bench-advise.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
-``tournament`` (bot-vs-bot games with ratings, apps.tournament).
+``tournament`` (bot-vs-bot games with ratings, apps.tournament),
+``serve`` (the table in a web browser, apps.server).
 Bad input ends with a one-line message on stderr and exit status 2.
 A closed standard output (``wildhorn-solve advise s.json | head -1``) ends
 the command quietly with exit status 141 (128 + SIGPIPE, what a shell
@@ -37,6 +38,7 @@ from apps import bench_advise
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
 from apps.saved import export_view, load_position
+from apps.server import app as server_app
 from bots import BotSpecError, parse_spec, spec_help
 from solver import __version__
 from solver.cards import load_card_set
@@ -126,6 +128,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return play_app.run(side=args.side, bot=args.bot, seed=args.seed, save=args.save,
                         load=args.load, ask_all=args.ask_all,
                         compact=True if args.compact else None)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise ParameterError(f"--port: expected a port number 0-65535, got {args.port}")
+    return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data)
 
 
 def _budgets(text: str) -> tuple[int, ...]:
@@ -305,6 +313,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the screen that fits 80x24 (automatic on a terminal of fewer "
                            "than 50 rows)")
     play.set_defaults(func=_cmd_play)
+
+    serve = sub.add_parser(
+        "serve", help="play against the bot in a web browser",
+        description="A local web server with the game table: open the address it prints. "
+                    "Games are autosaved in the data folder and survive a restart.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--open", action="store_true", help="open the table in the default browser")
+    serve.add_argument("--data", metavar="DIR",
+                       help="folder of the autosaved games (default "
+                            "~/.local/share/wildhorn-solve/games)")
+    serve.set_defaults(func=_cmd_serve)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
     bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise"),

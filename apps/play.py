@@ -184,6 +184,30 @@ def _set_rng_state(rng: random.Random, state: Any) -> None:
     rng.setstate((version, tuple(internal), gauss))
 
 
+def write_atomic(path: str, data: str) -> None:
+    """Writes ``data`` to ``path`` atomically (a temporary file, then rename);
+    SerializationError if it cannot."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
+        raise
+
+
 class PlaySession:
     """One game between a human (reading ``inp``) and a bot."""
 
@@ -239,26 +263,7 @@ class PlaySession:
 
     def save(self, path: str) -> None:
         """Writes the game to ``path`` atomically (a temporary file, then rename)."""
-        data = json.dumps(self.to_json())
-        folder = os.path.dirname(os.path.abspath(path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
-        except OSError as err:
-            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException as err:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            if isinstance(err, OSError):
-                raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-            raise
+        write_atomic(path, json.dumps(self.to_json()))
 
     @classmethod
     def load(cls, path: str, **kwargs: Any) -> "PlaySession":
@@ -287,6 +292,17 @@ class PlaySession:
         problem = find_problem(data, max_items=MAX_SAVE_ITEMS, max_keys=64, max_depth=6)
         if problem is not None:
             raise bad(f"{_json_path(problem[0])}: {problem[1]}")
+        return cls.from_json(data, where, **kwargs)
+
+    @classmethod
+    def from_json(cls, data: Any, source: str, **kwargs: Any) -> "PlaySession":
+        """A session restored from a parsed save file (``source`` names it in
+        the messages); SerializationError if it is bad."""
+        where = source
+
+        def bad(why: str) -> SerializationError:
+            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
+
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise bad(f"expected format {FORMAT!r}")
         try:
@@ -647,6 +663,11 @@ class PlaySession:
         self.advance(legal[0])
         return True
 
+    def bot_seed(self) -> int:
+        """The bot's seed for its next decision: from the game seed and the
+        length of the event log, so a saved game replays the same way."""
+        return (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
+
     def bot_step(self) -> None:
         core = self.core
         side = self.bot_side
@@ -657,8 +678,7 @@ class PlaySession:
         if len(legal) == 1:
             action = legal[0]
         else:
-            bot_seed = (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
-            bot = make_bot(self.bot_spec, side, bot_seed)
+            bot = make_bot(self.bot_spec, side, self.bot_seed())
             self.flush_events()
             if self.out.isatty() and not silent:
                 with self.console.status("Bot is thinking..."):

@@ -18,6 +18,9 @@ __all__ = [
     "ParameterError",
     "BotSpecError",
     "FolderInUseError",
+    "RequestError",
+    "UnknownGameError",
+    "StaleActionError",
 ]
 
 
@@ -51,6 +54,25 @@ class BotSpecError(ParameterError):
 
 class FolderInUseError(WildhornError):
     """An output folder is held by another running process (a tournament's lock)."""
+
+
+class RequestError(WildhornError):
+    """A request to the web server (``wildhorn-solve serve``) is malformed;
+    ``status`` is the HTTP status it is answered with."""
+
+    status = 400
+
+
+class UnknownGameError(RequestError):
+    """A request names a game the server does not hold."""
+
+    status = 404
+
+
+class StaleActionError(RequestError):
+    """An action was sent for a position the game has already left (a double click)."""
+
+    status = 409
 
 
 # ---- message helpers: every error message is one printable line ------------

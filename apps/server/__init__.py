@@ -1,0 +1,1 @@
+"""The web table: ``wildhorn-solve serve`` (apps.server.app)."""

@@ -1,0 +1,413 @@
+"""The web server's API (apps.server): play through it, and its security
+points (issue 19), with Starlette's TestClient (no network, no browser)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from apps import cli  # noqa: E402
+from apps.play import PlaySession  # noqa: E402
+from apps.server import app as server_app  # noqa: E402
+from apps.server.games import GameStore, Limits, SearchPool, cap_spec  # noqa: E402
+from apps.server.views import game_view  # noqa: E402
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(server_app.create_app(tmp_path / "data")) as c:
+        yield c
+
+
+def new_game(client, **body):
+    body.setdefault("bot", "random")
+    body.setdefault("seed", 7)
+    res = client.post("/api/games", json=body)
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def bot_hand_numbers(client, gid):
+    session = client.app.state.store.get(gid)
+    return [session.cards[g].number for g in session.core.cards_at("hand", session.bot_side)]
+
+
+def step(client, view):
+    """One thing: the bot's move or the human's first legal action."""
+    gid = view["id"]
+    if view["status"] == "bot":
+        res = client.post(f"/api/games/{gid}/bot")
+    else:
+        res = client.post(f"/api/games/{gid}/action",
+                          json={"action": view["actions"][0]["id"], "version": view["version"]})
+    assert res.status_code == 200, res.text
+    return res
+
+
+def to_human(client, view):
+    while view["status"] == "bot":
+        view = step(client, view).json()
+    return view
+
+
+def test_whole_game_through_the_api_hides_the_bot_hand(client):
+    """A script plays a whole game; no payload names a card in the bot's hand."""
+    view = new_game(client, side="german", seed=3)
+    gid = view["id"]
+    checked = 0
+    for _ in range(2000):
+        if view["status"] == "over":
+            break
+        hidden = bot_hand_numbers(client, gid)
+        res = step(client, view)
+        hidden_after = bot_hand_numbers(client, gid)
+        for number in set(hidden) & set(hidden_after):  # in the bot's hand before and after
+            assert number not in res.text, f"{number} from the bot's hand in a payload"
+            checked += 1
+        view = res.json()
+    assert view["status"] == "over" and view["result"]["winner"] in ("polish", "german")
+    assert checked > 50
+    assert any("End of turn" in e["text"] for e in view["log"])
+
+
+def test_bad_requests_are_4xx_and_leave_the_game_unchanged(client):
+    view = to_human(client, new_game(client, side="polish"))
+    gid = view["id"]
+    before = client.get(f"/api/games/{gid}").json()
+    legal = {a["id"] for a in view["actions"]}
+    illegal = next(a for a in range(300) if a not in legal)
+    cases = [
+        (client.post(f"/api/games/{gid}/action", json={"action": illegal, "version": view["version"]}),
+         400, "not legal"),
+        (client.post(f"/api/games/{gid}/action", json={"action": view["actions"][0]["id"],
+                                                       "version": "0123456789abcdef"}), 409, "stale"),
+        (client.post(f"/api/games/{gid}/action", content=b"{not json"), 400, "malformed JSON"),
+        (client.post(f"/api/games/{gid}/action", json=[1, 2]), 400, "JSON object"),
+        (client.post(f"/api/games/{gid}/action", json={"action": "x", "version": view["version"]}),
+         400, "integer"),
+        (client.post("/api/games/nosuchgame/action", json={"action": 0, "version": "x"}), 404,
+         "unknown game"),
+        (client.get("/api/games/nosuchgame"), 404, "unknown game"),
+        (client.post(f"/api/games/{gid}/settings", json={"time": 1e6}), 400, "time"),
+        (client.post("/api/games", json={"side": "martian"}), 400, "side"),
+        (client.post("/api/games", json={"bot": "nosuchbot"}), 400, "bot"),
+        (client.post("/api/games", json={"seed": -1}), 400, "seed"),
+        (client.get("/api/nothing/here"), 404, "not found"),
+    ]
+    for res, status, words in cases:
+        assert res.status_code == status, (res.status_code, res.text)
+        assert words.lower() in res.json()["error"].lower(), res.json()
+        assert "\n" not in res.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == before
+
+
+def test_a_double_click_is_refused_as_stale(client):
+    view = to_human(client, new_game(client, side="polish"))
+    gid = view["id"]
+    body = {"action": view["actions"][0]["id"], "version": view["version"]}
+    assert client.post(f"/api/games/{gid}/action", json=body).status_code == 200
+    after = client.get(f"/api/games/{gid}").json()
+    second = client.post(f"/api/games/{gid}/action", json=body)
+    assert second.status_code == 409 and "stale" in second.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == after
+
+
+def test_game_ids_are_unguessable(client):
+    ids = {new_game(client, seed=s)["id"] for s in range(5)}
+    assert len(ids) == 5
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{24}", i) for i in ids)
+
+
+def test_budgets_are_capped_by_the_server():
+    limits = Limits(max_time=10.0, max_iterations=200_000, max_nodes=2_000_000)
+    spec = cap_spec("ismcts:time=1000,nodes=999999999", limits)
+    assert "time=10.0" in spec and "nodes=2000000" in spec
+    assert "iterations=200000" in cap_spec("oos:iterations=10000000000", limits)
+    assert "sims=200000" in cap_spec("openspiel-ismcts:sims=99999999", limits)
+    assert cap_spec("random", limits) == "random"
+
+
+def test_the_bot_time_setting(client):
+    view = new_game(client, bot="ismcts:time=1.0")
+    res = client.post(f"/api/games/{view['id']}/settings", json={"time": 0.5})
+    assert res.status_code == 200 and "time=0.5" in res.json()["bot"]
+
+
+def test_no_request_names_a_file(client, tmp_path):
+    view = new_game(client)
+    save = client.get(f"/api/games/{view['id']}/save")
+    assert save.headers["content-disposition"].startswith("attachment")
+    res = client.post("/api/games/load?name=../../../tmp/evil.json", content=save.content)
+    assert res.status_code == 200
+    client.app.state.store.saver.flush()
+    files = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert len(files) == 2 and all(re.fullmatch(r"game-[A-Za-z0-9_-]{24}\.json", f) for f in files)
+    assert not (tmp_path / "evil.json").exists()
+    assert client.get("/api/games/..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+def test_a_corrupt_upload_is_refused_with_the_checkers_message(client, tmp_path):
+    view = new_game(client)
+    saved = json.loads(client.get(f"/api/games/{view['id']}/save").content)
+    bad = dict(saved, core="AAAA")
+    res = client.post("/api/games/load?name=mine.json", json=bad)
+    assert res.status_code == 400
+    assert res.json()["error"].startswith("mine.json: not a usable saved game")
+    res = client.post("/api/games/load", content=b"\x00garbage")
+    assert res.status_code == 400 and "malformed JSON" in res.json()["error"]
+    # nothing saved is lost: the game is still there, on disk too
+    assert client.get(f"/api/games/{view['id']}").status_code == 200
+    client.app.state.store.saver.flush()
+    assert len(list((tmp_path / "data").iterdir())) == 1
+
+
+def test_save_load_same_position_and_play_reads_it(client, tmp_path):
+    view = to_human(client, new_game(client, side="polish"))
+    view = step(client, view).json()
+    save = client.get(f"/api/games/{view['id']}/save").content
+    loaded = client.post("/api/games/load", content=save).json()
+    strip = lambda v: {k: v[k] for k in v if k != "id"}  # noqa: E731
+    assert strip(loaded) == strip(client.get(f"/api/games/{view['id']}").json())
+    path = tmp_path / "game.json"
+    path.write_bytes(save)
+    session = PlaySession.load(str(path))  # the terminal game reads the download
+    assert session.core.to_bytes() == client.app.state.store.get(view["id"]).core.to_bytes()
+
+
+def test_undo_and_resign(client):
+    view = to_human(client, new_game(client, side="polish"))
+    gid = view["id"]
+    assert not view["can_undo"]
+    assert client.post(f"/api/games/{gid}/undo").status_code == 400
+    first = client.get(f"/api/games/{gid}").json()
+    after = step(client, view).json()
+    assert after["can_undo"]
+    back = client.post(f"/api/games/{gid}/undo").json()
+    assert back["version"] == first["version"] and back["log"] == first["log"]
+    over = client.post(f"/api/games/{gid}/resign").json()
+    assert over["status"] == "over" and not over["result"]["you_win"]
+    assert client.post(f"/api/games/{gid}/resign").status_code == 409
+
+
+def test_a_game_survives_a_server_restart(tmp_path):
+    with TestClient(server_app.create_app(tmp_path)) as c:
+        view = step(c, to_human(c, new_game(c, side="polish"))).json()
+    with TestClient(server_app.create_app(tmp_path)) as c:
+        again = c.get(f"/api/games/{view['id']}").json()
+    assert again["version"] == view["version"] and again["log"] == view["log"]
+
+
+def test_hint_answers_with_the_advice(client):
+    view = to_human(client, new_game(client, side="polish", seed=11))
+    while len(view["actions"]) < 2:
+        view = to_human(client, step(client, view).json())
+    res = client.post(f"/api/games/{view['id']}/hint")
+    assert res.status_code == 200, res.text
+    hint = res.json()
+    assert hint["recommended"] in {a["text"] for a in view["actions"]} or hint["recommended"]
+    assert {"actions", "value"} <= set(hint)
+    for number in bot_hand_numbers(client, view["id"]):
+        assert number not in res.text
+
+
+def test_the_close_of_a_game_stops_its_search(tmp_path):
+    async def scenario():
+        store = GameStore(tmp_path, Limits())
+        session = store.new_game(side="german", bot="ismcts:time=10", seed=5)
+        # up to a bot decision worth a search (two options or more)
+        while session.status() != "bot" or len(session.core.legal_actions()) < 2:
+            first = session.core.legal_actions()[0]
+            if session.status() == "human":
+                session.human_action(first, session.version())
+            else:
+                session.bot_action({"action": first, "value": None})
+        task = asyncio.create_task(store.bot_move(session))
+        while not store.pool.processes:
+            await asyncio.sleep(0.02)
+        (proc,) = store.pool.processes
+        assert proc.is_alive()
+        store.close(session.id)
+        await task  # the request answers, without a move
+        proc.join(5)
+        store.saver.flush()
+        return proc.is_alive(), store.games
+
+    alive, games = asyncio.run(scenario())
+    assert not alive and not games
+    assert not list(tmp_path.glob("game-*.json"))
+
+
+def test_at_most_n_searches_run_at_once():
+    async def scenario():
+        pool = SearchPool(1)
+        tasks = [asyncio.create_task(pool.run(time.sleep, 0.2)) for _ in range(3)]
+        seen = []
+        while not all(t.done() for t in tasks):
+            seen.append((pool.running, pool.waiting))
+            await asyncio.sleep(0.01)
+        await asyncio.gather(*tasks)
+        return seen
+
+    seen = asyncio.run(scenario())
+    assert max(r for r, _ in seen) == 1
+    assert max(w for _, w in seen) == 2
+
+
+def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, tmp_path):
+    calls = []
+    monkeypatch.setattr(server_app.uvicorn, "run", lambda app, **kw: calls.append(kw))
+    args = cli.build_parser().parse_args(["serve", "--data", str(tmp_path)])
+    assert args.host == "127.0.0.1" and args.port == 8000
+    assert cli.main(["serve", "--data", str(tmp_path)]) == 0
+    assert calls[-1]["host"] == "127.0.0.1"
+    assert "warning" not in capsys.readouterr().err
+    assert cli.main(["serve", "--host", "0.0.0.0", "--data", str(tmp_path)]) == 0
+    assert calls[-1]["host"] == "0.0.0.0"
+    assert "anyone who can reach" in capsys.readouterr().err
+    assert cli.main(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
+
+
+def test_the_cached_save_text_is_the_save_file(tmp_path):
+    store = GameStore(tmp_path)
+    session = store.new_game(side="polish", bot="random", seed=4)
+    rng = random.Random(4)
+    for k in range(60):
+        if session.status() == "over":
+            break
+        if session.status() == "bot":
+            session.bot_action({"action": session.core.legal_actions()[0], "value": [0.4, 0.6]})
+        else:
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+        if k % 7 == 6 and session.undo_stack:
+            session.undo_move()
+        assert json.loads(session.save_text()) == json.loads(json.dumps(session.to_json()))
+
+
+def test_review_rates_every_decision_and_steps_back(tmp_path):
+    with TestClient(server_app.create_app(tmp_path, Limits(review_iterations=60))) as c:
+        view = new_game(c, side="polish", seed=8)
+        while len(c.app.state.store.get(view["id"]).undo_stack) < 5:
+            view = step(c, view).json()
+        gid = view["id"]
+        review = c.post(f"/api/games/{gid}/review").json()
+        assert review["total"] == 5 and "iterations=60" in review["budget"]
+        for _ in range(3000):  # until the background search is through (bounded)
+            if review["done"] == review["total"]:
+                break
+            time.sleep(0.05)
+            review = c.get(f"/api/games/{gid}/review").json()
+        assert review["done"] == 5 and len(review["decisions"]) == 5
+        for d in review["decisions"]:
+            assert d["options"] == 1 or (d["loss"] >= 0 and d["best"])
+        assert all(m["loss"] > 0 for m in review["mistakes"])
+        session = c.app.state.store.get(gid)
+        for k, snap in enumerate(session.undo_stack):
+            past = c.get(f"/api/games/{gid}/review/{k}").json()
+            assert past["status"] == "review" and past["actions"] == []
+            assert past["log"] == session.events[:snap["events"]]
+            assert past["review_step"]["chosen"] == session.events[snap["events"]]["text"]
+        assert c.get(f"/api/games/{gid}/review/5").status_code == 400
+        assert c.get(f"/api/games/{gid}").json()["version"] == view["version"]  # unchanged
+
+
+def test_progress_events_end_with_done(client):
+    view = new_game(client)
+    with client.stream("GET", f"/api/games/{view['id']}/progress") as res:
+        body = "".join(res.iter_text())
+    assert body.startswith("event: done") and view["version"] in body
+
+
+def test_one_choice_for_identical_cards_says_so(tmp_path):
+    """R27: where the engine offers one action for interchangeable cards, the
+    view names all of them; a card with its own action is never among them."""
+    store = GameStore(tmp_path)
+    rng = random.Random(2)
+    notes = 0
+    for seed in range(3):
+        session = store.new_game(side="polish", bot="random", seed=seed)
+        while session.status() != "over":
+            if session.status() == "bot":
+                session.bot_action({"action": rng.choice(session.core.legal_actions()),
+                                    "value": None})
+                continue
+            view = game_view(session)
+            offered = {a.get("card") or a.get("target") for a in view["actions"]}
+            for a in view["actions"]:
+                for number in a.get("same_as", []):
+                    notes += 1
+                    assert number not in offered and "interchangeable (R27)" in a["note"]
+                    mine = next(c for c in session.cards.values() if c.number == number)
+                    theirs = next(c for c in session.cards.values()
+                                  if c.number == (a.get("card") or a.get("target")))
+                    assert (mine.type, mine.start) == (theirs.type, theirs.start)
+                    where = lambda c: session.core.location(c.side_id * 23 + c.index)  # noqa
+                    assert where(mine) == where(theirs)
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+    assert notes > 0
+
+
+def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
+    async def scenario():
+        store = GameStore(tmp_path, Limits())
+        session = store.new_game(side="polish", bot="ismcts:time=10", seed=5)
+        while session.status() != "bot" or len(session.core.legal_actions()) < 2 \
+                or not session.undo_stack:
+            first = session.core.legal_actions()[0]
+            if session.status() == "human":
+                session.human_action(first, session.version())
+            else:
+                session.bot_action({"action": first, "value": None})
+        request = asyncio.create_task(store.bot_move(session))
+        while not store.pool.processes:
+            await asyncio.sleep(0.02)
+        session.task.cancel()  # what POST /undo does
+        session.undo_move()
+        await request  # answers (no error) without a move
+        return session.status(), len(store.pool.processes)
+
+    status, running = asyncio.run(scenario())
+    assert status == "human" and running == 0
+
+
+def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):
+    store = GameStore(tmp_path)
+    session = store.new_game(side="german", bot="random", seed=3)
+    rng = random.Random(1)
+    while session.status() != "over":
+        if session.status() == "bot":
+            session.bot_action({"action": rng.choice(session.core.legal_actions()), "value": None})
+        else:
+            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+    texts = [e["text"] for e in session.events]
+    attacks = [i for i, t in enumerate(texts) if t.startswith("Attack die")]
+    assert attacks
+    for i in attacks:
+        assert texts[i + 1].startswith("Defence die")
+        outcome = next(t for t in texts[i + 2:] if " attack by " in t and "defence die" in t)
+        assert re.search(r"= \d+; the attack needs more than \d+: (success|failure)", outcome)
+    assert not any(t.startswith("Die roll") and " attack by " in t for t in texts)
+
+
+def test_the_api_lists_its_routes(client):
+    routes = client.get("/api").json()["routes"]
+    assert any("/api/games/{id}/action" in r for r in routes)
+    assert len(routes) >= 15
+
+
+def test_the_polish_bots_redraw_choice_stays_hidden_from_the_german(client):
+    """R5: as the German you decide without knowing the Polish redraw choice."""
+    view = to_human(client, new_game(client, side="german", seed=6))
+    assert view["phase"] == "redraw"
+    said = [e["text"] for e in view["log"] if e["who"] == "polish"]
+    assert said and all("keep hand" not in t and ": redraw" not in t for t in said)
+    assert "has decided whether to redraw" in said[-1]
