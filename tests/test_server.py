@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from bots import BotSpecError
+
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
@@ -130,8 +132,10 @@ def test_game_ids_are_unguessable(client):
 
 def test_budgets_are_capped_by_the_server():
     limits = Limits(max_time=10.0, max_iterations=200_000, max_nodes=2_000_000)
-    spec = cap_spec("ismcts:time=1000,nodes=999999999", limits)
+    spec = cap_spec("ismcts:time=1000,nodes=30000000", limits)
     assert "time=10.0" in spec and "nodes=2000000" in spec
+    with pytest.raises(BotSpecError, match="nodes must be in"):   # past the registry's range
+        cap_spec("ismcts:nodes=999999999", limits)
     assert "iterations=200000" in cap_spec("oos:iterations=10000000000", limits)
     assert "sims=200000" in cap_spec("openspiel-ismcts:sims=99999999", limits)
     assert cap_spec("random", limits) == "random"
@@ -388,14 +392,17 @@ def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):
             session.bot_action({"action": rng.choice(session.core.legal_actions()), "value": None})
         else:
             session.human_action(rng.choice(session.core.legal_actions()), session.version())
-    texts = [e["text"] for e in session.events]
-    attacks = [i for i, t in enumerate(texts) if t.startswith("Attack die")]
+    events = session.events          # narrated by apps.narration, as in play
+    attacks = [i for i, e in enumerate(events)
+               if e["kind"] == "roll" and e["details"].get("roll") == "attack"]
     assert attacks
     for i in attacks:
-        assert texts[i + 1].startswith("Defence die")
-        outcome = next(t for t in texts[i + 2:] if " attack by " in t and "defence die" in t)
-        assert re.search(r"= \d+; the attack needs more than \d+: (success|failure)", outcome)
-    assert not any(t.startswith("Die roll") and " attack by " in t for t in texts)
+        assert events[i]["text"].startswith("Attack die")
+        assert events[i + 1]["text"].startswith("Defence die")
+        outcome = next(e for e in events[i + 2:] if e["kind"] == "outcome")
+        assert outcome["details"]["action"] == "attack"
+        assert isinstance(outcome["details"]["success"], bool)
+        assert re.search(r"\d+ \(die \d+.*(against|beats|does not beat).*\d+", outcome["text"])
 
 
 def test_the_api_lists_its_routes(client):
@@ -410,4 +417,4 @@ def test_the_polish_bots_redraw_choice_stays_hidden_from_the_german(client):
     assert view["phase"] == "redraw"
     said = [e["text"] for e in view["log"] if e["who"] == "polish"]
     assert said and all("keep hand" not in t and ": redraw" not in t for t in said)
-    assert "has decided whether to redraw" in said[-1]
+    assert "decides in secret whether to redraw" in said[-1]

@@ -33,7 +33,7 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.play import SIDES, TITLES, PlaySession, write_atomic
-from apps.server.narrate import narrate_step
+from apps.narration import Narrator
 from bots import BotSpecError, make_bot, parse_spec
 from solver._core import Core
 from solver.errors import (IllegalActionError, ParameterError, RequestError, SerializationError,
@@ -227,6 +227,20 @@ def _receive(conn: Any) -> tuple[str, Any]:
 
 # ---- one game ---------------------------------------------------------------
 
+def _chosen_action(session: Any, core: Core, legal: list[int], said: str) -> int | None:
+    """The legal action of the human at ``core`` whose narration is ``said``
+    (the first log entry after the decision): the narrator says each action
+    in its own words, so the log names the decision."""
+    narrator = Narrator(session.config, session.human)
+    for action in legal:
+        after = core.copy()
+        after.apply(action)
+        entries = narrator.step(core, action, after)
+        if entries and entries[0].text == said:
+            return action
+    return None
+
+
 class WebSession(PlaySession):
     """A game of the web table (see the module's doc)."""
 
@@ -278,29 +292,12 @@ class WebSession(PlaySession):
             texts.append(json.dumps(item))
         return "[" + ", ".join(texts) + "]"
 
-    def chance_step(self) -> None:
-        """As in ``play``, but an attack's two dice are named (attack, defence)."""
-        pend = self.core.pending
-        n = len(self.events)
-        super().chance_step()
-        if pend and pend["kind"] == "attack" and self.events[n]["text"].startswith("Die roll"):
-            which = "Attack die" if not pend["dice"] else "Defence die"
-            self.events[n] = {**self.events[n],
-                              "text": self.events[n]["text"].replace("Die roll", which, 1)}
-
     # the web has no console: the terminal's printing is skipped
     def say(self, text: str = "", **kwargs: Any) -> None:
         pass
 
     def flush_events(self) -> None:
         self.shown_events = len(self.events)
-
-    # every applied step is narrated (outcomes, chains, turn ends)
-    def apply(self, action: int) -> None:
-        before = self.core.copy()
-        super().apply(action)
-        for line in narrate_step(self.config, before, self.core, self.human):
-            self.log("outcome", line)
 
     def version(self) -> str:
         """Names the position: a request for another version is stale."""
@@ -313,7 +310,7 @@ class WebSession(PlaySession):
             return "over"
         return "human" if self.core.current_player() == self.human else "bot"
 
-    def advance(self) -> None:
+    def play_chance(self) -> None:
         """Plays chance (from the game's random stream) up to a decision or the end."""
         while not self.resigned and not self.core.is_terminal() and self.core.is_chance():
             self.chance_step()
@@ -335,25 +332,23 @@ class WebSession(PlaySession):
             raise IllegalActionError(f"action {action} is not legal here "
                                      f"(legal: {', '.join(map(str, legal))})")
         self.decide(action, self.core.action_string(self.human, action))
-        self.advance()
+        self.play_chance()
 
     def bot_action(self, result: dict[str, Any]) -> None:
         side = self.bot_side
         action = result["action"]
-        text = f"{TITLES[side]} (bot): {self.core.action_string(side, action)}"
         value = result.get("value")
-        if self.core.phase == "redraw" and self.human == 1:
-            # R5: the Polish decision stays hidden until the German has decided
-            text = f"{TITLES[side]} (bot) has decided whether to redraw (revealed after you)"
-        event: dict[str, Any] = {"who": SIDES[side], "text": text}
-        if value is not None:
-            event["text"] += f"  [bot rates its chance to win at {value[side]:.0%}]"
-            event["value"] = round(value[self.human], 4)  # the human side's chance, for review
-        if result.get("alternatives"):
-            event["alternatives"] = result["alternatives"]
-        self.events.append(event)
-        self.apply(action)
-        self.advance()
+        rating = "" if value is None else f"bot rates its chance to win at {value[side]:.0%}"
+        first = len(self.events)
+        self.advance(action, rating)   # narrated by apps.narration, as in play (R5, R29 kept)
+        new = self.events[first:]
+        mine = next((e for e in new if e.get("who") == SIDES[side]), new[0] if new else None)
+        if mine is not None:
+            if value is not None:
+                mine["value"] = round(value[self.human], 4)  # the human side's chance, for review
+            if result.get("alternatives"):
+                mine["alternatives"] = result["alternatives"]
+        self.play_chance()
 
     def undo_move(self) -> None:
         if not self.undo_stack:
@@ -365,7 +360,8 @@ class WebSession(PlaySession):
         if self.status() == "over":
             raise StaleActionError("the game is already over")
         self.resigned = True
-        self.log(SIDES[self.human], f"You ({TITLES[self.human]}) resign: the bot wins")
+        self.events.append({"who": SIDES[self.human], "kind": "game_over", "details": {},
+                            "text": f"You ({TITLES[self.human]}) resign: the bot wins"})
 
 
 # ---- the games of a server ----------------------------------------------------
@@ -463,7 +459,7 @@ class GameStore:
             raise RequestError(f"too many games on this server ({self.limits.max_games}): "
                                f"close one first")
         session.id = secrets.token_urlsafe(ID_BYTES)
-        session.advance()
+        session.play_chance()
         self.games[session.id] = session
         self.autosave(session)
         return session
@@ -585,10 +581,9 @@ class GameStore:
         events = list(session.events)
         for k, snap in enumerate(snaps):
             core = Core.from_bytes(session.config, base64.b64decode(snap["core"]))
-            said = events[snap["events"]]["text"].split(": ", 1)[1] \
-                if snap["events"] < len(events) else ""
+            said = events[snap["events"]]["text"] if snap["events"] < len(events) else ""
             legal = core.legal_actions()
-            chosen = next((a for a in legal if core.action_string(session.human, a) == said), None)
+            chosen = _chosen_action(session, core, legal, said)
             row: dict[str, Any] = {"index": k, "turn": core.turn, "phase": core.phase,
                                    "chosen": said, "options": len(legal)}
             if chosen is not None and len(legal) > 1:

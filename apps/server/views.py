@@ -12,6 +12,7 @@ import copy
 import time
 from typing import Any
 
+from apps.narration import pending_text
 from apps.play import SIDES, TITLES
 from apps.server.games import WebSession
 from apps.server.narrate import _dice_text, needed
@@ -110,7 +111,7 @@ def pending_view(session: WebSession) -> dict[str, Any] | None:
     if not pend:
         return None
     config = session.config
-    out = {"kind": pend["kind"], "actor": SIDES[pend["actor"]], "text": session.pending_text(pend),
+    out = {"kind": pend["kind"], "actor": SIDES[pend["actor"]], "text": pending_text(session.core, TITLES),
            "dice": pend["dice"], "modifiers": pend["modifiers"]}
     for key in ("card", "target", "defender"):
         if pend[key] >= 0:
