@@ -126,7 +126,7 @@ def test_whole_game_against_random_to_the_end_screen(page, server):
     page.wait_for_selector("#end-dialog[open]")
     assert re.search(r"(You win|The bot wins)", page.inner_text("#end-dialog"))
     log = page.inner_text("#log")
-    attacks = len(re.findall(r"attack by .*: attack die \d.*(success|failure)", log))
+    attacks = len(re.findall(r"The attack (succeeds|fails)[^\n]*\d+ \(die \d", log))
     assert attacks >= 1, "the log shows an attack's outcome"
     assert windows >= 1, "a reaction window was answered"
     assert "End of turn" in log
