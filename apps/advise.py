@@ -51,6 +51,7 @@ from time import perf_counter
 from typing import Any
 
 from bots import SEARCH_BOTS, make_bot, parse_spec
+from bots.registry import bot_from_options
 from bots.heuristic import HeuristicBot
 from solver._core import Core
 from solver.errors import ParameterError, StateFormatError
@@ -124,7 +125,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     player = core.current_player()
     name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:
-        bot = SEARCH_BOTS[name](player, seed, **options)
+        bot = bot_from_options(name, options, player, seed)
     else:
         bot = make_bot(bot_spec, player, seed)
     result = bot.analyse(core)

@@ -30,7 +30,7 @@ from bots.base import Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
 from bots.heuristic import HeuristicBot
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "make_bot", "parse_spec",
+__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "bot_from_options", "make_bot", "parse_spec",
            "search_defaults", "spec_help"]
 
 # Bytes one search-tree node costs at most, with its edges and its share of
@@ -303,6 +303,12 @@ def engine_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
 def make_bot(spec: str, player: int, seed: int = 0) -> Bot:
     """The bot a spec string names, for ``player``, with ``seed``."""
     name, options = parse_spec(spec)
+    return bot_from_options(name, options, player, seed)
+
+
+def bot_from_options(name: str, options: dict[str, Any], player: int, seed: int = 0) -> Bot:
+    """Bot ``name`` built from parsed ``options`` (as :func:`parse_spec`
+    gives them, possibly changed by the caller), the rest from the defaults."""
     entry = BOTS[name]
     if name in SEARCH_BOTS:
         budget = {k: options.get(k) for k in ("time", "iterations")}

@@ -410,3 +410,17 @@ def test_engine_check_of_the_bench():
     out = advise(bare, iterations=300, seed=1)
     assert not opponent_decides(bare, out["recommended_id"], worlds=4)
     assert out["responses"] == [] and "he holds no cards" in out["responses_note"]
+
+
+@pytest.mark.parametrize("spec", ["ismcts:c=2,prior=1,rollout=informed,nodes=5000",
+                                  "oos:epsilon=0.5,threshold=0,regret=rm+,baseline=none"])
+def test_every_spec_option_reaches_the_advising_bot(spec):
+    """The options of --bot are the bot's (they once reached the bot's
+    constructor as unknown keywords)."""
+    out = advise(_example("german-escort.json"), bot_spec=spec, iterations=200,
+                 responses=False, seed=1)
+    assert out["stats"]["iterations"] == 200
+    default = advise(_example("german-escort.json"), bot_spec=spec.split(":")[0],
+                     iterations=200, responses=False, seed=1)
+    assert [a["visits"] for a in out["actions"]] != [a["visits"] for a in default["actions"]] \
+        or out["value"] != default["value"]
