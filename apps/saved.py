@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from apps.play import FORMAT as GAME_FORMAT
-from apps.play import PlaySession
+from apps.play import MAX_SAVE_BYTES, PlaySession
 from solver._core import Core
-from solver.errors import ParameterError, StateFormatError
+from solver._jsonio import read_bounded
+from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import dumps, from_json, load, to_json
 
@@ -22,11 +22,14 @@ SIDES = ("polish", "german")
 def file_format(path: str) -> str | None:
     """The ``format`` of a JSON file (None when it is not a JSON object with
     one); StateFormatError when the file cannot be read."""
+    def refuse(why: str) -> NoReturn:
+        raise StateFormatError(f"{label(path)}: $: {why}")
+
+    # a save may be larger than a state file: read at most a save's limit
+    raw = read_bounded(path, refuse, MAX_SAVE_BYTES)
     try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
-    except OSError as err:
-        raise StateFormatError(f"{path}: $: cannot read the file: {err.strerror or err}") from None
-    except (ValueError, UnicodeDecodeError):
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     value = data.get("format") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
