@@ -470,5 +470,49 @@ class WildhornObserver:
 
 pyspiel.register_game(_GAME_TYPE, WildhornGame)
 
+
+def _string_params(text: str) -> dict[str, Any] | None:
+    """The parameters of a game string ``wildhorn(k=v,...)`` as OpenSpiel
+    reads them (an integer where the value is one), or None when the string
+    is not that simple form (OpenSpiel's own parser then answers)."""
+    match = re.fullmatch(r"\s*" + GAME_NAME + r"\s*(?:\((.*)\))?\s*", text, re.S)
+    if match is None or (match.group(1) or "").count("(") > 0:
+        return None
+    params: dict[str, Any] = {}
+    for item in filter(None, (match.group(1) or "").split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            return None
+        params[key.strip()] = int(value) if re.fullmatch(r"-?\d+", value.strip()) else value
+    return params
+
+
+_openspiel_load_game = pyspiel.load_game
+
+
+def load_game(game: Any, params: Any = None) -> Any:
+    """``pyspiel.load_game`` with this game's parameters checked first.
+
+    pybind11 converts a parameter dict to C++ before the game sees it, so an
+    integer beyond 32 bits (``{"turns": 2**31}``) used to fail there with a
+    RuntimeError that names nothing.  This wrapper, installed as
+    ``pyspiel.load_game`` when the game registers, runs :func:`check_params`
+    on a ``wildhorn`` game's parameters (a dict, or the ``wildhorn(k=v)``
+    string form) and raises its one-line ParameterError; every other game,
+    and every valid call, goes straight to OpenSpiel."""
+    if isinstance(game, str):
+        if params is None:
+            named = _string_params(game)
+            if named is not None:
+                check_params(named)
+        elif game.strip() == GAME_NAME:
+            check_params(params)
+    if params is None:
+        return _openspiel_load_game(game)
+    return _openspiel_load_game(game, params)
+
+
+pyspiel.load_game = load_game
+
 __all__ = ["GAME_NAME", "VARIANTS", "WildhornGame", "WildhornState", "WildhornObserver",
            "decode_action", "describe", "make_config", "resolve_params", "max_game_length"]

@@ -29,10 +29,26 @@ def test_bad_game_parameters_are_one_line_parameter_errors(name, value):
     assert len(message) < 200, message
 
 
-@pytest.mark.parametrize("name, value", [("turns", -5), ("draw", -2), ("redraw", 5)])
+@pytest.mark.parametrize("name, value", [("turns", -5), ("draw", -2), ("redraw", 5),
+                                         ("turns", 2**31), ("dice", -2**63), ("turns", 10**30)])
 def test_pyspiel_load_game_refuses_them_too(name, value):
+    # Beyond 32 bits pybind11's own conversion used to fail first, with a
+    # RuntimeError naming nothing; the game's wrapper checks before it.
     with pytest.raises(ParameterError, match=rf"^wildhorn: {name}: expected an integer"):
         pyspiel.load_game("wildhorn", {name: value})
+    with pytest.raises(ParameterError, match=rf"^wildhorn: {name}: expected an integer"):
+        pyspiel.load_game(f"wildhorn({name}={value})")
+
+
+def test_pyspiel_load_game_wrapper_passes_everything_else_through():
+    assert pyspiel.load_game("wildhorn(turns=2,draw=3)").core_config.turns == 2
+    assert pyspiel.load_game("wildhorn", {"turns": 3}).core_config.turns == 3
+    game = pyspiel.load_game("wildhorn")
+    assert str(pyspiel.load_game(str(game))) == str(game)
+    assert pyspiel.load_game("kuhn_poker").num_players() == 2
+    assert pyspiel.load_game("leduc_poker", {"players": 3}).num_players() == 3
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.load_game("no_such_game")
 
 
 def test_good_game_parameters_pass():
