@@ -614,6 +614,27 @@ def option_notes(core: Core) -> dict[int, list[str]]:
     return notes
 
 
+def pending_figures(core: Core, names: Sequence[str] = SIDE_NAMES) -> dict[str, Any]:
+    """The numbers of what is under way, for a page to draw beside
+    :func:`pending_text`: ``needed`` (the die a search or spy needs), and
+    once dice are rolled ``totals`` (the same words the text uses), the
+    dice, modifiers and totals, and whether it succeeds as it stands.
+    Empty when nothing with dice is under way."""
+    pend = core.pending
+    if not pend or pend["kind"] not in ("attack", "search", "steal") or pend["card"] < 0:
+        return {}
+    n = Narrator(core.config, -1, names)
+    out: dict[str, Any] = {}
+    if pend["kind"] != "attack":
+        out["needed"] = n._needed(pend["card"], pend["kind"])
+    if pend["dice"] and (pend["kind"] != "attack" or pend["defender"] >= 0):
+        words, details = n._totals(pend)
+        out.update(details, totals=words)
+        if pend["kind"] != "attack" or len(pend["dice"]) == 2:
+            out["succeeds_as_it_stands"] = n._standing(pend)
+    return out
+
+
 def pending_text(core: Core, names: Sequence[str] = SIDE_NAMES) -> str:
     """What is under way, in words, with the dice, modifiers, totals and the
     number needed ("" when nothing is)."""

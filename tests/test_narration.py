@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from apps.narration import Entry, Kind, Narrator, condense, option_notes, pending_text
+from apps.narration import (Entry, Kind, Narrator, condense, option_notes, pending_figures,
+                             pending_text)
 from solver.errors import IllegalActionError
 from tests.helpers import DECLINE, PASS, REDRAW, act, build, config, gi
 
@@ -160,6 +161,9 @@ def test_a_search_with_a_modifier_tells_die_totals_needed_and_the_fragment():
     assert texts == ["You play PL18 Good Luck: +2 to your roll. Now total 5 (die 3 + 2), "
                      "needs 4."]
     assert "total 5 (die 3 + 2): succeeds as it stands" in pending_text(core)
+    assert pending_figures(core) == {"needed": 4, "total": 5, "dice": [3], "modifiers": [2, 0],
+                                     "totals": "total 5 (die 3 + 2), needs 4",
+                                     "succeeds_as_it_stands": True}
     # the German player passes priority: told only to the German player (R29); the
     # Polish player, holding nothing more, passes too and the window closes
     german_view = Narrator(config(), 1)
@@ -295,3 +299,24 @@ def test_apply_raw_steps_narrate_like_apply(games):
 def test_viewer_must_be_a_side_or_public():
     with pytest.raises(ValueError, match="viewer"):
         Narrator(config(), 2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pending_figures_agree_with_the_pending_text(seed):
+    """The page draws the figures beside the text: both from one narrator."""
+    seen = 0
+    for _, _, after in random_game(seed):
+        figures, text = pending_figures(after), pending_text(after)
+        if not figures:
+            continue
+        seen += 1
+        pend = after.pending
+        assert pend["kind"] in ("attack", "search", "steal") and text
+        if "needed" in figures:
+            assert f"needs {figures['needed']} or more" in text
+        if "totals" in figures:
+            assert figures["dice"] == list(pend["dice"])
+            if "succeeds_as_it_stands" in figures:
+                word = "succeeds" if figures["succeeds_as_it_stands"] else "fails"
+                assert f"{word} as it stands" in text, (figures, text)
+    assert seen

@@ -12,10 +12,9 @@ import copy
 import time
 from typing import Any
 
-from apps.narration import pending_text
+from apps.narration import pending_figures, pending_text
 from apps.play import SIDES, TITLES
 from apps.server.games import WebSession
-from apps.server.narrate import _dice_text, needed
 from solver._core import Core, decode_action
 from solver.errors import RequestError
 
@@ -116,11 +115,10 @@ def pending_view(session: WebSession) -> dict[str, Any] | None:
     for key in ("card", "target", "defender"):
         if pend[key] >= 0:
             out[key] = config.card_name(pend[key])
-    if pend["dice"]:
-        out["totals"] = _dice_text(config, pend)
-    need = needed(config, pend)
-    if need:
-        out["needed"] = need
+    figures = pending_figures(session.core, TITLES)
+    for key in ("totals", "needed", "succeeds_as_it_stands"):
+        if key in figures:
+            out[key] = figures[key]
     return out
 
 
