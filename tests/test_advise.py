@@ -61,10 +61,12 @@ def test_advise_bad_input_exits_2(args, needle):
 
 
 def test_recommendation_stable_across_seeds():
-    """On each example the recommended action agrees in at least 4 of 5 seeds."""
+    """On each example the recommended action agrees in at least 4 of 5 seeds
+    (at 6000 iterations; bench advise measures it at the default budget)."""
     from solver.state_io import load
     for path in EXAMPLES:
-        picks = [advise(load(path, seed=s), iterations=20000, seed=s)["recommended"]
+        picks = [advise(load(path, seed=s), iterations=6000, seed=s,
+                         responses=False)["recommended"]
                  for s in range(5)]
         top = max(set(picks), key=picks.count)
         assert picks.count(top) >= 4, (path.name, picks)
