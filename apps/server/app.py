@@ -244,8 +244,11 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     async def board_check(request: Request) -> Response:
         body = await _object(request)
         t0 = time.perf_counter()
-        answer = board.check_request(body)
-        response = JSONResponse(answer)
+        try:
+            response = JSONResponse(board.check_request(body))
+        except board.PositionError as err:  # the checker's answer, timed like a valid one
+            response = JSONResponse({"ok": False, "error": str(err), "path": err.path},
+                                    status_code=err.status)
         response.headers["Server-Timing"] = f"check;dur={1000 * (time.perf_counter() - t0):.3f}"
         return response
 
