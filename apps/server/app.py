@@ -59,7 +59,7 @@ from starlette.staticfiles import StaticFiles
 from apps.server import board
 from apps.server.games import DEFAULT_BOT, GameStore, Limits, WebSession, save_bytes, with_time
 from apps.server.views import game_view, past_view
-from solver.errors import RequestError, WildhornError
+from solver.errors import PositionError, RequestError, WildhornError
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 4 * 2**20  # bytes of a request body (a save file with its undo stack is ~100 KB)
@@ -246,7 +246,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         t0 = time.perf_counter()
         try:
             response = JSONResponse(board.check_request(body))
-        except board.PositionError as err:  # the checker's answer, timed like a valid one
+        except PositionError as err:  # the checker's answer, timed like a valid one
             response = JSONResponse({"ok": False, "error": str(err), "path": err.path},
                                     status_code=err.status)
         response.headers["Server-Timing"] = f"check;dur={1000 * (time.perf_counter() - t0):.3f}"
@@ -296,7 +296,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     async def wildhorn_error(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
         body = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
-        if isinstance(exc, board.PositionError):
+        if isinstance(exc, PositionError):
             body.update(ok=False, path=exc.path)
         return JSONResponse(body, status_code=status)
 

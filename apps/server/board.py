@@ -47,7 +47,8 @@ from apps.saved import view_of
 from apps.server.games import GameStore, Limits, WebSession, mask_hidden
 from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
-from solver.errors import ParameterError, RequestError, SerializationError, StateFormatError
+from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
+                           StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import SIDES, _deck_schedule, _spiel_params, dumps, from_json, to_json
 
@@ -60,25 +61,18 @@ FRESH_NOTE = ("each analysis starts afresh: the searcher (ISMCTS) cannot continu
               "of an earlier request, so a larger budget searches again from the start")
 
 
-class PositionError(RequestError):
-    """A position the state checker refuses: 422 with the JSON path it names."""
-
-    status = 422
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        m = _PATH_RE.match(message)
-        self.path = m.group(1) if m else "$"
-
-
 def refused(err: Exception) -> PositionError:
-    return PositionError(str(err).splitlines()[0] if str(err) else type(err).__name__)
+    """The checker's one-line message as a 422 answer with the path it names."""
+    message = str(err).splitlines()[0] if str(err) else type(err).__name__
+    m = _PATH_RE.match(message)
+    return PositionError(message, m.group(1) if m else "$")
 
 
 def _no_files(data: Any) -> None:
     if isinstance(data, dict) and data.get("card_set", "default") != "default":
         raise PositionError(f"{SOURCE}: $.card_set: the server reads only the default card "
-                            f"set (a request never names a file): leave card_set out")
+                            f"set (a request never names a file): leave card_set out",
+                            "$.card_set")
 
 
 def check(data: Any) -> Any:
@@ -122,7 +116,7 @@ def derived(data: dict) -> dict[str, Any]:
         frags = data.get("fragments", {})
         pool = 15 - sum(int(v) for v in frags.values()) if isinstance(frags, dict) else None
         return {"hand_sizes": hands, "decks": {SIDES[s]: deck[s] for s in (0, 1)}, "pool": pool}
-    except (KeyError, TypeError, ValueError, AttributeError, pyspiel.SpielError, Exception):
+    except Exception:  # noqa: BLE001 - a broken state has no derived counts; the checker says why
         return {}
 
 
@@ -208,7 +202,7 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
         raise RequestError(f"{name}: $.format: this is a card set ({fmt!r}), not a position")
     if fmt is not None and fmt != STATE_FORMAT:
         raise PositionError(f"{name}: $.format: expected {STATE_FORMAT!r} (a state file) or "
-                            f"{GAME_FORMAT!r} (a saved game), got {fmt!r}")
+                            f"{GAME_FORMAT!r} (a saved game), got {fmt!r}", "$.format")
     state = normalized(data) if isinstance(data, dict) else check(data)
     if side is not None and state["perspective"] != side:
         raise RequestError(f"side: this state file is the {state['perspective']} view")
@@ -267,8 +261,8 @@ class Analyses:
             raise RequestError(f"seed: expected an integer in [0, 2^31), got {seed!r}")
         info = check_request({"state": data})
         if not info["advisable"]:
-            raise PositionError(f"{SOURCE}: $.perspective: {info['why']}" if info["decision"]
-                                else f"{SOURCE}: $.step: {info['why']}")
+            where = "$.perspective" if info["decision"] else "$.step"
+            raise PositionError(f"{SOURCE}: {where}: {info['why']}", where)
         active = [j for j in self.jobs.values() if j["status"] in ("queued", "running")]
         if len(active) >= MAX_JOBS:
             raise RequestError(f"too many analyses under way ({len(active)}): wait or stop one")
@@ -304,7 +298,8 @@ class Analyses:
     def view(self, jid: str) -> dict[str, Any]:
         job = self.jobs.get(jid)
         if job is None:
-            raise RequestError(f"unknown analysis {jid[:40]!r}")
+            raise UnknownAnalysisError(f"unknown analysis {jid[:40]!r} (finished long ago, or "
+                                       f"never started)")
         pool = self.store.pool
         status = job["status"]
         end = job["finished"] or time.monotonic()
@@ -317,7 +312,8 @@ class Analyses:
     def stop(self, jid: str) -> dict[str, Any]:
         job = self.jobs.get(jid)
         if job is None:
-            raise RequestError(f"unknown analysis {jid[:40]!r}")
+            raise UnknownAnalysisError(f"unknown analysis {jid[:40]!r} (finished long ago, or "
+                                       f"never started)")
         if not job["task"].done():
             job["task"].cancel()
         return {"stopped": jid}
