@@ -251,14 +251,16 @@ def test_an_invalid_position_shows_the_message_at_its_field(page, server):
     assert "b-invalid" in field.get_attribute("class")
     assert page.is_disabled("#b-analyse")
     assert "Not a valid position" in page.inner_text("#b-check")
-    # a table card in a zone of the wrong kind: the message at that card's zone row
+    # a Rocket card left unset: the message at that Rocket's field
     board.select("hs-polish", 10)
-    assert board.last()["ok"]
-    board.cards("base", ["PL03"])        # a Polish unit into the Rocket Base at turn 2
+    assert board.last()["ok"] and not page.is_disabled("#b-analyse")
+    board.select("rocket0", "")
     last = board.last()
-    if not last["ok"]:
-        assert page.locator(".b-invalid").count() == 1
-        assert page.is_disabled("#b-analyse")
+    assert not last["ok"] and last["path"] == "$.rockets[0]", last
+    field = page.locator('label.b-field[data-path="$.rockets[0]"]')
+    assert "no Rocket card showing 0" in field.inner_text()
+    assert page.locator(".b-invalid").count() == 1
+    assert page.is_disabled("#b-analyse")
 
 
 def test_advice_with_responses_for_german_escort(page, server, tmp_path):

@@ -353,8 +353,6 @@
     if (r.ok && B.f.hs_auto) {
       const hs = r.data.state.hand_sizes;
       if (hs.polish !== B.f.hs.polish || hs.german !== B.f.hs.german) { B.f.hs = { ...hs }; drawFields(); }
-    } else if (!r.ok && B.f.hs_auto && r.data && r.data.path) {
-      // the sizes that follow from the cards, for the next check
     }
     if (r.ok) { drawFields(); }
     showCheck();
@@ -487,7 +485,8 @@
     if (a.opponent_model) box.append(el("p", { class: "b-note", text: `Opponent model: ${a.opponent_model}` }));
     const st = a.stats || {};
     box.append(el("p", { class: "b-note", text: `Search: ${st.spec || ""}, ${st.iterations ?? "?"} iterations in ${num(st.seconds, 2)} s` +
-      (st.responses_iterations ? `; responses ${st.responses_iterations} iterations` : "") + `. ${st.note || ""}` }));
+      (st.responses_iterations ? `; responses ${st.responses_iterations} iterations` : "") +
+      (st.continued === false ? " (started afresh)." : ".") }));
   }
 
   async function analyse() {
@@ -534,6 +533,7 @@
     document.querySelector("main").hidden = true;
     const d = $("#new-dialog");
     if (d && d.open) d.close();
+    if (!(window.wildhorn && window.wildhorn.view)) $("#status").textContent = "no game open";
   }
   function close() {
     $("#board").hidden = true;
