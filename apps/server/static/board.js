@@ -528,12 +528,29 @@
 
   // ---- in and out --------------------------------------------------------------------------
 
-  function open() {
+  // the board opens: the card set is fetched the first time (not with the
+  // table: a player's page never needs it)
+  async function open() {
     $("#board").hidden = false;
     document.querySelector("main").hidden = true;
     const d = $("#new-dialog");
     if (d && d.open) d.close();
     if (!(window.wildhorn && window.wildhorn.view)) $("#status").textContent = "no game open";
+    if (B.cards.length) return;
+    const res = await fetch("/api/board/cards");
+    const data = await res.json();
+    B.cards = data.cards;
+    for (const c of B.cards) B.byNumber[c.number] = c;
+    const budget = $("#b-budget");
+    budget.max = Math.min(data.max_iterations, 20000);
+    budget.value = Math.min(data.default_iterations, budget.max);
+    $("#b-budget-text").textContent = budget.value;
+    $("#b-fresh").textContent = data.note.charAt(0).toUpperCase() + data.note.slice(1) + ".";
+    B.f = blank();
+    drawAll();
+    await check();
+    B.changes = 0;
+    B.ready = true;
   }
   function close() {
     $("#board").hidden = true;
@@ -575,7 +592,7 @@
   }
 
   async function openLink(code) {
-    open();
+    await open();
     const r = await post("/api/board/link/open", { code });
     if (!r.ok) { showFailure(r.data.error); return; }
     load(r.data.state);
@@ -587,21 +604,13 @@
     const step = g.view && g.view.review_step ? `?k=${g.view.review_step.index}` : "";
     const r = await post(`/api/games/${g.id}/position${step}`, {});
     if (!r.ok) { const e = $("#error"); e.textContent = r.data.error; e.hidden = false; return; }
-    open();
+    await open();
     load(r.data.state);
   }
 
   async function setup() {
-    const res = await fetch("/api/board/cards");
-    const data = await res.json();
-    B.cards = data.cards;
-    for (const c of B.cards) B.byNumber[c.number] = c;
     const budget = $("#b-budget");
-    budget.max = Math.min(data.max_iterations, 20000);
-    budget.value = Math.min(data.default_iterations, budget.max);
-    $("#b-budget-text").textContent = budget.value;
     budget.oninput = () => { $("#b-budget-text").textContent = budget.value; };
-    $("#b-fresh").textContent = data.note.charAt(0).toUpperCase() + data.note.slice(1) + ".";
     $("#b-analyse").onclick = analyse;
     $("#b-stop").onclick = () => { if (B.job) fetch(`/api/board/analyses/${B.job}`, { method: "DELETE" }); };
     $("#b-clear").onclick = () => { B.f = blank(); B.place = {}; B.exhausted = {}; B.extra = {}; changed(); };
@@ -613,16 +622,11 @@
       ev.target.value = "";
       if (file) await importText(await file.text(), file.name);
     };
-    $("#btn-board").onclick = () => { open(); };
+    $("#btn-board").onclick = open;
     $("#btn-analyse-here").onclick = fromGame;
-    B.f = blank();
-    drawAll();
-    await check();
-    B.changes = 0;
-    B.ready = true;
     const m = location.hash.match(/^#board=(.+)$/);
     if (m) await openLink(m[1]);
-    else if (location.hash === "#board") open();
+    else if (location.hash === "#board") await open();
   }
 
   B.load = load;
