@@ -55,7 +55,8 @@
              hs_auto: true, hs: { polish: 3, german: 3 }, rockets: [],
              fragments: { periphery: 0, hidden: 0, forest: 0, wildhorn: 0, base: 0 },
              redraw_used: { polish: false, german: false }, redraw_choice: "",
-             actor: "auto", left: 1, passes: 0,
+             actor: "auto", left: 1, passes: 0, mr: [0, 0, 0], mr_due: 0,
+             redrew: { polish: false, german: false },
              kind: "", p_actor: "auto", p_card: "", p_target: "", p_defender: "", p_escorted: false,
              p_zone: "", die1: "", die2: "", mod1: 0, mod2: 0, p_passes: "" };
   }
@@ -94,7 +95,7 @@
     s.hand = cardsAt(["hand", "drawn"], f.perspective);
     s.hand_sizes = { polish: f.hs.polish, german: f.hs.german };
     s.hand_sizes[f.perspective] = s.hand.length;
-    s.rockets = f.rockets.slice(0, rocketCount(f)).map(Number);
+    s.rockets = f.rockets.slice(0, rocketCount(f)).filter((v) => v !== "" && v !== undefined).map(Number);
     s.fragments = { ...f.fragments };
     s.table = B.cards.filter((c) => ["forest", "periphery", "base"].includes(B.place[c.number]))
                      .map((c) => ({ card: c.number, zone: B.place[c.number], exhausted: !!B.exhausted[c.number] }));
@@ -104,10 +105,13 @@
     if (f.step === "redraw") {
       s.drawn_this_turn = cardsAt(["drawn"], f.perspective);
       if (f.redraw_choice !== "") s.redraw_choice = { [f.perspective]: f.redraw_choice === "redraw" };
-    } else if (B.extra.redraw_choice) s.redraw_choice = B.extra.redraw_choice;
+    } else if (f.redrew.polish || f.redrew.german) s.redraw_choice = { ...f.redrew };
     s.actions = { left: Number(f.left), passes: Number(f.passes) };
     if (f.actor !== "auto") s.actions.actor = f.actor;
-    if (B.extra.motorized_refresh) s.actions.motorized_refresh = B.extra.motorized_refresh;
+    if (f.mr.some((k) => k) || f.mr_due) {
+      s.actions.motorized_refresh = { counters: [1, 2, 3].flatMap((a, i) => Array(f.mr[i]).fill(a)),
+                                      due: f.mr_due };
+    }
     const kind = kindOf(f);
     if (!kind) s.pending = null;
     else {
@@ -144,6 +148,21 @@
     return el("label", { class: "b-field", "data-path": path }, el("span", { text: label }), s,
               el("span", { class: "b-err" }));
   }
+  // a row of buttons, one per value (one click to choose), bound like select()
+  function seg(key, label, list, path, opts = {}) {
+    const value = String(opts.get ? opts.get() : B.f[key]);
+    const row = el("span", { class: "b-seg", id: `b-${key.replace(/[._]/g, "-")}`, role: "radiogroup", "aria-label": label });
+    for (const [v, t] of list) {
+      row.append(el("button", { class: String(v) === value ? "on" : "", "data-value": String(v),
+                                "aria-pressed": String(v) === value ? "true" : "false", text: t,
+                                onclick: () => {
+                                  if (opts.set) opts.set(String(v)); else B.f[key] = opts.number ? Number(v) : String(v);
+                                  changed();
+                                } }));
+    }
+    return el("div", { class: "b-field", "data-path": path }, el("span", { text: label }), row,
+              el("span", { class: "b-err" }));
+  }
   function checkbox(id, label, path, get, set) {
     const c = el("input", { type: "checkbox", id, "data-path": path, checked: get() });
     c.addEventListener("change", () => { set(c.checked); changed(); });
@@ -158,8 +177,8 @@
     box.innerHTML = "";
     const sec = (title, ...items) => box.append(el("fieldset", {}, el("legend", { text: title }), ...items));
     sec("Whose view, and when",
-        select("perspective", "View of", SIDES.map((s) => [s, TITLE[s]]), "$.perspective"),
-        select("turn", "Turn", range(1, 4), "$.turn", { number: true }),
+        seg("perspective", "View of", SIDES.map((s) => [s, TITLE[s]]), "$.perspective"),
+        seg("turn", "Turn", range(1, 4), "$.turn", { number: true }),
         select("step", "Step", STEPS.map((s) => [s, s]), "$.step"),
         select("to_move", "To move", [["auto", `auto (${toMoveText(f)})`], ["polish", "Polish"],
                                       ["german", "German"], ["none", "nobody (chance)"]], "$.to_move"));
@@ -167,11 +186,12 @@
     const n = rocketCount(f);
     for (let i = 0; i < n; i++) {
       const used = f.rockets.filter((v, j) => j !== i && j < n).map(String);
-      rockets.push(select(`rocket${i}`, `Rocket ${i + 1}`,
-                          [["", "?"], ...range(1, 5).filter(([v]) => !used.includes(String(v)))],
-                          `$.rockets[${i}]`, { get: () => f.rockets[i] ?? "", set: (v) => { f.rockets[i] = v === "" ? "" : Number(v); } }));
+      rockets.push(seg(`rocket${i}`, `Rocket ${i + 1}`,
+                       [["", "?"], ...range(1, 5).filter(([v]) => !used.includes(String(v)))],
+                       `$.rockets[${i}]`, { get: () => f.rockets[i] ?? "", set: (v) => { f.rockets[i] = v === "" ? "" : Number(v); } }));
     }
-    sec("Rocket cards revealed", ...(rockets.length ? rockets : [el("span", { class: "b-note", text: "none yet" })]));
+    sec("Rocket cards revealed", el("div", { class: "b-field b-rockets", "data-path": "$.rockets" },
+        ...(rockets.length ? rockets : [el("span", { class: "b-note", text: "none yet" })]), el("span", { class: "b-err" })));
     const hs = SIDES.map((s) => {
       if (s === f.perspective) return el("div", { class: "b-field", "data-path": `$.hand_sizes.${s}`,
                                                   text: `${TITLE[s]} hand: ${cardsAt(["hand", "drawn"], s).length} (yours)` });
@@ -189,7 +209,9 @@
         ...SIDES.map((s) => checkbox(`b-redraw-used-${s}`, `${TITLE[s]} used the redraw`, `$.redraw_used.${s}`,
                                      () => f.redraw_used[s], (v) => { f.redraw_used[s] = v; })),
         f.step === "redraw" ? select("redraw_choice", "Your redraw decision", [["", "not taken"], ["keep", "keep"], ["redraw", "redraw"]],
-                                     "$.redraw_choice") : null);
+                                     "$.redraw_choice")
+          : el("div", {}, ...SIDES.map((s) => checkbox(`b-redrew-${s}`, `${TITLE[s]} redrew this turn`, `$.redraw_choice.${s}`,
+                                                       () => f.redrew[s], (v) => { f.redrew[s] = v; }))));
     sec("Fragments", ...[["periphery", "Periphery"], ["forest", "Forest"], ["base", "Rocket Base"],
                          ["hidden", "on Hidden Fragments"], ["wildhorn", "on Operation Wildhorn III"]].map(([k, t]) =>
       select(`frag-${k}`, t, range(0, 15), `$.fragments.${k}`, { get: () => f.fragments[k], set: (v) => { f.fragments[k] = Number(v); } })),
@@ -197,7 +219,12 @@
     sec("The chain of actions",
         select("actor", "Actor", [["auto", "auto"], ["polish", "Polish"], ["german", "German"]], "$.actions.actor"),
         select("left", "Actions left", range(0, 6), "$.actions.left", { number: true }),
-        select("passes", "Passes in a row", range(0, 2), "$.actions.passes", { number: true }));
+        select("passes", "Passes in a row", range(0, 2), "$.actions.passes", { number: true }),
+        el("details", { open: f.mr.some((k) => k) || f.mr_due ? true : null },
+           el("summary", { text: "Motorized Column refreshes to come (R12)" }),
+           ...[0, 1, 2].map((i) => select(`mr${i}`, `due after ${i + 1} more action${i ? "s" : ""}`, range(0, 3),
+                                          "$.actions.motorized_refresh", { get: () => f.mr[i], set: (v) => { f.mr[i] = Number(v); } })),
+           select("mr_due", "owed now", range(0, 3), "$.actions.motorized_refresh", { number: true })));
     const kinds = kindsOf(f);
     if (!kinds.length) {
       sec("Under way", el("span", { class: "b-note", text: `nothing at the ${f.step} step` }));
@@ -384,7 +411,7 @@
       const e = fieldFor(r.path || "$");
       if (e) {
         e.classList.add("b-invalid");
-        let err = e.querySelector(".b-err");
+        let err = e.querySelector(":scope > .b-err");
         if (e.classList.contains("b-chip")) {
           err = e.parentElement.querySelector(":scope > .b-err");
         }
@@ -420,11 +447,14 @@
     f.redraw_used = { ...f.redraw_used, ...s.redraw_used };
     if (s.step === "redraw" && s.redraw_choice && s.redraw_choice[s.perspective] !== undefined) {
       f.redraw_choice = s.redraw_choice[s.perspective] ? "redraw" : "keep";
-    } else if (s.redraw_choice && s.step !== "redraw") B.extra.redraw_choice = s.redraw_choice;
+    } else if (s.redraw_choice && s.step !== "redraw") f.redrew = { ...f.redrew, ...s.redraw_choice };
     const a = s.actions || {};
     f.actor = a.actor || "auto"; f.left = a.left ?? 1; f.passes = a.passes ?? 0;
     const mr = a.motorized_refresh;
-    if (mr && ((mr.counters && mr.counters.length) || mr.due)) B.extra.motorized_refresh = mr;
+    if (mr) {
+      f.mr = [1, 2, 3].map((a) => (mr.counters || []).filter((c) => c === a).length);
+      f.mr_due = mr.due || 0;
+    }
     const p = s.pending;
     if (p) {
       f.kind = p.kind; f.p_actor = p.actor || "auto"; f.p_card = p.card || "";
