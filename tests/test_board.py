@@ -228,3 +228,16 @@ def test_analyse_this_position_from_a_game_moment_and_a_review_step(client):
     assert client.post(f"/api/games/{gid}/position?k=99").status_code == 400
     assert client.post(f"/api/games/{gid}/position?k=x").status_code == 400
     assert client.post("/api/games/nope/position").status_code == 404
+
+
+def test_progress_of_an_analysis_as_server_sent_events(client):
+    job = client.post("/api/board/analyses", json={"state": ESCORT, "iterations": 60}).json()
+    with client.stream("GET", f"/api/board/analyses/{job['id']}/events") as res:
+        assert res.headers["content-type"].startswith("text/event-stream")
+        body = "".join(res.iter_text())
+    events = [block.split("\n") for block in body.strip().split("\n\n")]
+    assert all(e[0] in ("event: status", "event: done") for e in events)
+    assert events[-1][0] == "event: done"
+    last = json.loads(events[-1][1].removeprefix("data: "))
+    assert last["status"] == "done" and last["result"]["recommended"]
+    assert client.get("/api/board/analyses/nope/events").status_code == 404

@@ -20,7 +20,7 @@ import pyspiel
 import pytest
 
 from apps.server.app import create_app
-from apps.server.games import Limits
+from apps.server.games import Limits, save_bytes
 from apps.server.harness import CHROMIUM, launch_chromium, serve_in_thread
 from solver.state_io import load
 
@@ -317,6 +317,17 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
     page.wait_for_function("() => window.wildhornBoard.position().turn === 4")
     again.idle()
     same_information(example, exported(page, tmp_path))
+    # a save of the table (or of play) imports as the view of the side to move
+    session = server["app"].state.store.new_game(side="german", bot="random", seed=6)
+    save = tmp_path / "game.json"
+    save.write_bytes(save_bytes(session))
+    page.set_input_files("#b-import", str(save))
+    page.wait_for_function("() => window.wildhornBoard.position().turn === 1")
+    again.idle()
+    mover = session.core.current_player()
+    game = pyspiel.load_game("wildhorn", session.game_params)
+    assert load(exported(page, tmp_path)).information_state_string(mover) == \
+        game.state_from_core(session.core.copy()).information_state_string(mover)
     # a broken link is refused with a message, nothing loaded
     page.goto("about:blank")
     Board(page, server["url"], fragment="#board=bm90IGEgc3RhdGU")

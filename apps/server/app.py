@@ -24,6 +24,7 @@ and leaves the game unchanged; ``GET /api`` lists the routes)::
     POST   /api/board/check               {state, auto}: the state checker -> {ok, ...} or 422
     POST   /api/board/analyses            {state, iterations, seed}: advice, queued -> {id}
     GET    /api/board/analyses/{id}       its status, elapsed seconds, and the advice
+    GET    /api/board/analyses/{id}/events  server-sent events: its status, then done
     DELETE /api/board/analyses/{id}       stop it
     POST   /api/board/import[?side=S]     a state.json or a saved game -> {state, side}
     POST   /api/board/export              {state} -> the state.json (a download)
@@ -258,6 +259,23 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     async def board_analysis(request: Request) -> Response:
         return JSONResponse(analyses.view(request.path_params["jid"]))
 
+    async def board_events(request: Request) -> Response:
+        """Server-sent events of an analysis (as the bot's progress): its
+        status every quarter second, then ``done`` with the whole answer."""
+        jid = request.path_params["jid"]
+        analyses.view(jid)  # 404 for an unknown one, before the stream starts
+
+        async def events():
+            while True:
+                v = analyses.view(jid)
+                if v["status"] not in ("queued", "running"):
+                    yield f"event: done\ndata: {json.dumps(v)}\n\n"
+                    return
+                yield f"event: status\ndata: {json.dumps(v)}\n\n"
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
     async def board_stop(request: Request) -> Response:
         return JSONResponse(analyses.stop(request.path_params["jid"]))
 
@@ -337,6 +355,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         Route("/api/board/analyses", board_analyse, methods=["POST"]),
         Route("/api/board/analyses/{jid}", board_analysis, methods=["GET"]),
         Route("/api/board/analyses/{jid}", board_stop, methods=["DELETE"]),
+        Route("/api/board/analyses/{jid}/events", board_events),
         Route("/api/board/import", board_import, methods=["POST"]),
         Route("/api/board/export", board_export, methods=["POST"]),
         Route("/api/board/link", board_link, methods=["POST"]),

@@ -13,6 +13,7 @@ checker refuses is answered 422 with ``{"ok": false, "error", "path"}``,
     POST   /api/board/check              {state, auto} -> {ok, state, derived} or 422
     POST   /api/board/analyses           {state, iterations, seed} -> {id} (queued)
     GET    /api/board/analyses/{id}      {status, elapsed, result | error}
+    GET    /api/board/analyses/{id}/events  server-sent events: status ..., then done
     DELETE /api/board/analyses/{id}      stops the search
     POST   /api/board/import[?side=S]    a state.json or a save file (body) -> {state, side}
     POST   /api/board/export             {state} -> the state.json text (a download)

@@ -529,12 +529,21 @@
     $("#b-stop").hidden = false;
     $("#b-progress").hidden = false;
     $("#b-advice").innerHTML = "";
+    const say = (v) => {
+      $("#b-progress-text").textContent = v.status === "queued"
+        ? `waiting for a free search slot (${v.searches_running} running, ${v.searches_waiting} waiting)\u2026 ${v.elapsed.toFixed(1)} s`
+        : `searching ${v.iterations} iterations, then the responses\u2026 ${v.elapsed.toFixed(1)} s`;
+    };
     try {
-      let v = r.data;
+      // the progress as server-sent events (as the bot's thinking); polling if they fail
+      let v = await new Promise((resolve) => {
+        const es = new EventSource(`/api/board/analyses/${B.job}/events`);
+        es.addEventListener("status", (ev) => say(JSON.parse(ev.data)));
+        es.addEventListener("done", (ev) => { es.close(); resolve(JSON.parse(ev.data)); });
+        es.onerror = () => { es.close(); resolve(r.data); };
+      });
       while (["queued", "running"].includes(v.status)) {
-        $("#b-progress-text").textContent = v.status === "queued"
-          ? `waiting for a free search slot\u2026 ${v.elapsed.toFixed(1)} s`
-          : `searching ${v.iterations} iterations (then the responses)\u2026 ${v.elapsed.toFixed(1)} s`;
+        say(v);
         await new Promise((res) => setTimeout(res, 250));
         const g = await fetch(`/api/board/analyses/${B.job}`);
         v = await g.json();
