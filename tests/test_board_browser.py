@@ -232,6 +232,8 @@ def test_build_each_example_by_clicks(page, server, example, tmp_path):
     assert last["ok"], last
     assert not page.is_disabled("#b-analyse")
     same_information(example, exported(page, tmp_path))
+    changes = page.evaluate("() => window.wildhornBoard.changes")
+    assert changes >= 10 and len(page.check_ms) == changes + 1  # every change checked (+ the empty board)
     if example.stem == "german-escort":
         assert None not in page.check_ms, "every check answers with its Server-Timing"
         ms = sorted(t for t, _ in page.check_ms)
@@ -318,16 +320,21 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
     again.idle()
     same_information(example, exported(page, tmp_path))
     # a save of the table (or of play) imports as the view of the side to move
-    session = server["app"].state.store.new_game(side="german", bot="random", seed=6)
-    save = tmp_path / "game.json"
-    save.write_bytes(save_bytes(session))
-    page.set_input_files("#b-import", str(save))
-    page.wait_for_function("() => window.wildhornBoard.position().turn === 1")
-    again.idle()
-    mover = session.core.current_player()
-    game = pyspiel.load_game("wildhorn", session.game_params)
-    assert load(exported(page, tmp_path)).information_state_string(mover) == \
-        game.state_from_core(session.core.copy()).information_state_string(mover)
+    for variant in ("full", "small"):  # the small variant's parameters are kept
+        session = server["app"].state.store.new_game(side="german", bot="random", seed=6,
+                                                     variant=variant)
+        save = tmp_path / f"game-{variant}.json"
+        save.write_bytes(save_bytes(session))
+        page.set_input_files("#b-import", str(save))
+        page.wait_for_function("small => window.wildhornBoard.position().turn === 1 && "
+                               "!!window.wildhornBoard.position().game === small && "
+                               "window.wildhornBoard.last && window.wildhornBoard.last.ok",
+                               arg=variant == "small")
+        again.idle()
+        mover = session.core.current_player()
+        game = pyspiel.load_game("wildhorn", session.game_params)
+        assert load(exported(page, tmp_path)).information_state_string(mover) == \
+            game.state_from_core(session.core.copy()).information_state_string(mover)
     # a broken link is refused with a message, nothing loaded
     page.goto("about:blank")
     Board(page, server["url"], fragment="#board=bm90IGEgc3RhdGU")

@@ -90,8 +90,9 @@
   // the state.json object of the editor
   function position() {
     const f = B.f;
-    const s = { format: "wildhorn-state/1", perspective: f.perspective, turn: f.turn, step: f.step,
-                to_move: toMove(f) };
+    const s = { format: "wildhorn-state/1" };
+    if (B.extra.game) s.game = B.extra.game;  // a variant's parameters, kept from an import
+    Object.assign(s, { perspective: f.perspective, turn: f.turn, step: f.step, to_move: toMove(f) });
     s.hand = cardsAt(["hand", "drawn"], f.perspective);
     s.hand_sizes = { polish: f.hs.polish, german: f.hs.german };
     s.hand_sizes[f.perspective] = s.hand.length;
@@ -180,7 +181,7 @@
         seg("perspective", "View of", SIDES.map((s) => [s, TITLE[s]]), "$.perspective"),
         seg("turn", "Turn", range(1, 4), "$.turn", { number: true }),
         select("step", "Step", STEPS.map((s) => [s, s]), "$.step"),
-        select("to_move", "To move", [["auto", `auto (${toMoveText(f)})`], ["polish", "Polish"],
+        select("to_move", f.step === "modifiers" ? "Priority (to move)" : "To move", [["auto", `auto (${toMoveText(f)})`], ["polish", "Polish"],
                                       ["german", "German"], ["none", "nobody (chance)"]], "$.to_move"));
     const rockets = [];
     const n = rocketCount(f);
@@ -190,6 +191,7 @@
                        [["", "?"], ...range(1, 5).filter(([v]) => !used.includes(String(v)))],
                        `$.rockets[${i}]`, { get: () => f.rockets[i] ?? "", set: (v) => { f.rockets[i] = v === "" ? "" : Number(v); } }));
     }
+    if (B.extra.game) sec("Game", el("span", { class: "b-note", text: `not the rulebook game: ${JSON.stringify(B.extra.game)} (from the import; Clear for the rulebook game)` }));
     sec("Rocket cards revealed", el("div", { class: "b-field b-rockets", "data-path": "$.rockets" },
         ...(rockets.length ? rockets : [el("span", { class: "b-note", text: "none yet" })]), el("span", { class: "b-err" })));
     const hs = SIDES.map((s) => {
@@ -434,6 +436,7 @@
   function load(s) {
     const f = blank();
     B.place = {}; B.exhausted = {}; B.drawn = {}; B.extra = {};
+    if (s.game) B.extra.game = s.game;
     f.perspective = s.perspective; f.turn = s.turn; f.step = s.step;
     f.to_move = s.to_move === null ? "none" : s.to_move;
     for (const n of s.hand || []) B.place[n] = "hand";
