@@ -409,7 +409,7 @@
     if (!r) { box.textContent = "checking\u2026"; analyse.disabled = true; return; }
     if (!r.ok) {
       box.className = "bad";
-      box.textContent = `Not a valid position: ${r.error}`;
+      box.textContent = `Not a valid position: ${r.error.replace(/^position: /, "")}`;
       const e = fieldFor(r.path || "$");
       if (e) {
         e.classList.add("b-invalid");
