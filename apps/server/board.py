@@ -39,8 +39,6 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-import pyspiel
-
 from apps.advise import advise
 from apps.cardlist import card_rows
 from apps.play import FORMAT as GAME_FORMAT
@@ -51,7 +49,8 @@ from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import SIDES, _deck_schedule, _spiel_params, dumps, from_json, to_json
+from solver.state_io import (SIDES, _deck_schedule, _load_game, _spiel_params, dumps, from_json,
+                             to_json)
 
 SOURCE = "position"
 MAX_LINK = 16_000          # characters of a link's code (a state is ~1.5 KB of JSON)
@@ -89,7 +88,7 @@ def _config(data: dict) -> Any:
     """The core config of the game a state names (the default card set)."""
     params = _spiel_params(data.get("game", {}) if isinstance(data.get("game"), dict) else {},
                            "default")
-    return pyspiel.load_game("wildhorn", params).core_config
+    return _load_game(params).core_config
 
 
 def derived(data: dict) -> dict[str, Any]:
