@@ -67,6 +67,14 @@ def export_view(path: str, side: str | None = None) -> tuple[str, str]:
     return dumps(core, p), SIDES[p]
 
 
+def view_of(core: Core, side: str | None, source: str) -> tuple[dict[str, Any], str]:
+    """(the state.json object of ``side``'s view, default the side to move,
+    of the position ``core`` of a saved game named ``source``; that side):
+    what ``export`` writes, for a game held in memory (the web server)."""
+    p = _side(core, side, source)
+    return to_json(core, p), SIDES[p]
+
+
 def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
     """The position advise searches: a state.json file (its perspective
     player must be the side to move, and ``side`` if given), or a save file

@@ -11,7 +11,12 @@ Chromium (/usr/bin/chromium, through Playwright):
   turned, fragments as cubes, both hands, the prompt and the log);
 - ``review.png``: after the game, the review: the graph of your chance to win
   as the bot saw it, the rating of each of your decisions and the largest
-  mistakes with the better move.
+  mistakes with the better move;
+- ``board.png``: the analysis board with examples/german-escort.json entered
+  and its advice (1000 iterations): the recommended action, every action
+  with its frequency, value, standard error and loss, and the responses.
+
+``--only board`` makes board.png alone (no game is played).
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from apps.server.app import create_app
 from apps.server.games import Limits
 from apps.server.harness import launch_chromium, serve_in_thread
 
+ROOT = Path(__file__).resolve().parent.parent
 IDLE = ("() => window.wildhorn && window.wildhorn.view && !window.wildhorn.busy"
         " && !window.wildhorn.botLoop && window.wildhorn.view.status !== 'bot'")
 
@@ -49,12 +55,27 @@ def play(client: httpx.Client, view: dict, decisions: int | None) -> dict:
     return view
 
 
+def board_shot(browser, url: str, out: Path) -> None:
+    """board.png: german-escort imported into the analysis board, analysed."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.goto(url + "#board")
+    page.wait_for_function("() => window.wildhornBoard && window.wildhornBoard.ready")
+    page.set_input_files("#b-import", str(ROOT / "examples" / "german-escort.json"))
+    page.wait_for_function("() => window.wildhornBoard.last && window.wildhornBoard.last.ok")
+    page.fill("#b-budget", "1000")
+    page.click("#b-analyse")
+    page.wait_for_selector("#b-advice [data-testid=board-recommended]", timeout=600_000)
+    page.screenshot(path=str(out / "board.png"), full_page=True)
+    page.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=4, help="the game's seed (default 4)")
     parser.add_argument("--midgame", type=int, default=8,
                         help="human decisions before table.png (default 8)")
     parser.add_argument("--out", default="docs/screenshots", help="output folder")
+    parser.add_argument("--only", choices=["board"], help="make only this screenshot")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -62,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(data, Limits(review_iterations=300))
         with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=600) as client, \
                 sync_playwright() as p:
+            if args.only == "board":
+                browser = launch_chromium(p)
+                board_shot(browser, url, out)
+                browser.close()
+                print(f"wrote {out / 'board.png'}")
+                return 0
             view = client.post("/api/games", json={"side": "polish", "bot": "ismcts:time=0.2",
                                                    "seed": args.seed}).json()
             view = play(client, view, args.midgame)
@@ -81,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
                                    "document.querySelector('#review-progress').textContent)",
                                    timeout=600_000)
             page.screenshot(path=str(out / "review.png"))
+            board_shot(browser, url, out)
             browser.close()
-    print(f"wrote {out / 'table.png'} and {out / 'review.png'}")
+    print(f"wrote {out / 'table.png'}, {out / 'review.png'} and {out / 'board.png'}")
     return 0
 
 

@@ -69,6 +69,23 @@ class UnknownGameError(RequestError):
     status = 404
 
 
+class PositionError(RequestError):
+    """A position sent to the server's analysis board is refused by the state
+    checker; ``path`` is the JSON path its message names (``$.table[2].zone``)."""
+
+    status = 422
+
+    def __init__(self, message: str, path: str = "$"):
+        super().__init__(message)
+        self.path = path
+
+
+class UnknownAnalysisError(RequestError):
+    """A request names an analysis of the board the server does not hold."""
+
+    status = 404
+
+
 class StaleActionError(RequestError):
     """An action was sent for a position the game has already left (a double click)."""
 

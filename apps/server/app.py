@@ -19,6 +19,17 @@ and leaves the game unchanged; ``GET /api`` lists the routes)::
     GET    /api/games/{id}/review/{k}     the table at your decision k (0: the first)
     GET    /api/games/{id}/save           the save file (a download)
     DELETE /api/games/{id}                close the game (its search stops)
+    POST   /api/games/{id}/position[?k=N] the human's view now (or at decision N) for the board
+    GET    /api/board/cards               the card set, for the analysis board
+    POST   /api/board/check               {state, auto}: the state checker -> {ok, ...} or 422
+    POST   /api/board/analyses            {state, iterations, seed}: advice, queued -> {id}
+    GET    /api/board/analyses/{id}       its status, elapsed seconds, and the advice
+    GET    /api/board/analyses/{id}/events  server-sent events: its status, then done
+    DELETE /api/board/analyses/{id}       stop it
+    POST   /api/board/import[?side=S]     a state.json or a saved game -> {state, side}
+    POST   /api/board/export              {state} -> the state.json (a download)
+    POST   /api/board/link                {state} -> {code} for a link /#board=code
+    POST   /api/board/link/open           {code} -> {state}, checked like any upload
 
 ``version`` (from the view) names the position an action was chosen in: an
 action for an older position (a double click) is refused with 409.  No
@@ -46,9 +57,10 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from apps.server import board
 from apps.server.games import DEFAULT_BOT, GameStore, Limits, WebSession, save_bytes, with_time
 from apps.server.views import game_view, past_view
-from solver.errors import RequestError, WildhornError
+from solver.errors import PositionError, RequestError, WildhornError
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 4 * 2**20  # bytes of a request body (a save file with its undo stack is ~100 KB)
@@ -221,10 +233,90 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         store.close(gid)
         return JSONResponse({"closed": gid})
 
+    # ---- the analysis board (apps.server.board) ---------------------------------
+    analyses = board.Analyses(store, limits)
+    cards = board.card_list()
+
+    async def board_cards(request: Request) -> Response:
+        return JSONResponse({"cards": cards, "max_iterations": limits.max_iterations,
+                             "default_iterations": limits.hint_iterations,
+                             "continues": False, "note": board.FRESH_NOTE})
+
+    async def board_check(request: Request) -> Response:
+        body = await _object(request)
+        t0 = time.perf_counter()
+        try:
+            response = JSONResponse(board.check_request(body))
+        except PositionError as err:  # the checker's answer, timed like a valid one
+            response = JSONResponse({"ok": False, "error": str(err), "path": err.path},
+                                    status_code=err.status)
+        response.headers["Server-Timing"] = f"check;dur={1000 * (time.perf_counter() - t0):.3f}"
+        return response
+
+    async def board_analyse(request: Request) -> Response:
+        return JSONResponse(analyses.start(await _object(request)))
+
+    async def board_analysis(request: Request) -> Response:
+        return JSONResponse(analyses.view(request.path_params["jid"]))
+
+    async def board_events(request: Request) -> Response:
+        """Server-sent events of an analysis (as the bot's progress): its
+        status every quarter second, then ``done`` with the whole answer."""
+        jid = request.path_params["jid"]
+        analyses.view(jid)  # 404 for an unknown one, before the stream starts
+
+        async def events():
+            while True:
+                v = analyses.view(jid)
+                if v["status"] not in ("queued", "running"):
+                    yield f"event: done\ndata: {json.dumps(v)}\n\n"
+                    return
+                yield f"event: status\ndata: {json.dumps(v)}\n\n"
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    async def board_stop(request: Request) -> Response:
+        return JSONResponse(analyses.stop(request.path_params["jid"]))
+
+    async def board_import(request: Request) -> Response:
+        data = await _body(request)
+        name = os.path.basename(request.query_params.get("name", "upload")[:60]) or "upload"
+        return JSONResponse(board.import_file(data, request.query_params.get("side"), name))
+
+    async def board_export(request: Request) -> Response:
+        data = (await _object(request)).get("state")
+        if not isinstance(data, dict):
+            raise RequestError("state: expected the position as a JSON object")
+        state = board.check(data)
+        name = f"{data['perspective']}-turn{data['turn']}-{data['step']}.json"
+        return Response(board.dumps(state, data["perspective"]), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def board_link(request: Request) -> Response:
+        data = (await _object(request)).get("state")
+        if not isinstance(data, dict):
+            raise RequestError("state: expected the position as a JSON object")
+        return JSONResponse({"code": board.link_code(data)})
+
+    async def board_open_link(request: Request) -> Response:
+        return JSONResponse({"state": board.open_link((await _object(request)).get("code"))})
+
+    async def game_position(request: Request) -> Response:
+        session = session_of(request)
+        k = request.query_params.get("k")
+        try:
+            step = None if k is None else int(k)
+        except ValueError:
+            raise RequestError("k: expected a decision number") from None
+        return JSONResponse(board.game_position(session, step))
+
     async def wildhorn_error(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
-        return JSONResponse({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
-                            status_code=status)
+        body = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+        if isinstance(exc, PositionError):
+            body.update(ok=False, path=exc.path)
+        return JSONResponse(body, status_code=status)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "status_code", 404)
@@ -234,6 +326,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         yield
+        analyses.shutdown()
         await store.shutdown()
 
     g = "/api/games/{gid}"
@@ -256,6 +349,17 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         Route(g + "/review", review_start, methods=["POST"]),
         Route(g + "/review", review_get, methods=["GET"]),
         Route(g + "/review/{k}", review_step),
+        Route(g + "/position", game_position, methods=["POST"]),
+        Route("/api/board/cards", board_cards),
+        Route("/api/board/check", board_check, methods=["POST"]),
+        Route("/api/board/analyses", board_analyse, methods=["POST"]),
+        Route("/api/board/analyses/{jid}", board_analysis, methods=["GET"]),
+        Route("/api/board/analyses/{jid}", board_stop, methods=["DELETE"]),
+        Route("/api/board/analyses/{jid}/events", board_events),
+        Route("/api/board/import", board_import, methods=["POST"]),
+        Route("/api/board/export", board_export, methods=["POST"]),
+        Route("/api/board/link", board_link, methods=["POST"]),
+        Route("/api/board/link/open", board_open_link, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

@@ -187,7 +187,8 @@ class SearchPool:
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["apps.server.games"])
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run(self, fn: Callable[..., Any], *args: Any,
+                  on_start: Callable[[], None] | None = None) -> Any:
         if self._sem is None:  # made in the running loop
             self._sem = asyncio.Semaphore(self.limit)
         self.waiting += 1
@@ -196,6 +197,8 @@ class SearchPool:
         finally:
             self.waiting -= 1
         self.running += 1
+        if on_start is not None:
+            on_start()
         parent, child = self.ctx.Pipe(duplex=False)
         proc = self.ctx.Process(target=_child, args=(child, fn, args), daemon=True)
         try:

@@ -528,6 +528,7 @@ function setup() {
   document.addEventListener("click", (ev) => { if (!ev.target.closest("#menu") && !ev.target.closest(".card")) hideMenu(); });
   document.addEventListener("keydown", (ev) => {
     if (ev.target.tagName === "INPUT" || !state.view || state.view.status !== "human") return;
+    if (!$("#board").hidden) return;  // the analysis board is open: no game shortcuts
     const acts = state.view.actions;
     const find = (kinds) => acts.find((a) => kinds.includes(a.kind) || kinds.includes(a.text));
     let a = null;

@@ -1,0 +1,243 @@
+"""The analysis board's API (issue 20, apps.server.board) with Starlette's
+TestClient: the checker's answers and paths, capped and queued analyses,
+import / export / link, a game moment's view, and no file paths."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import time
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from apps.server import app as server_app  # noqa: E402
+from apps.server.board import derived  # noqa: E402
+from apps.server.games import Limits  # noqa: E402
+from solver.cards import default_card_set_path  # noqa: E402
+from solver.state_io import from_json, load  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ESCORT = json.loads((ROOT / "examples" / "german-escort.json").read_text())
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(server_app.create_app(tmp_path / "data", Limits(max_iterations=150,
+                                                                     max_searches=1))) as c:
+        yield c
+
+
+def info(state: dict) -> str:
+    p = 0 if state["perspective"] == "polish" else 1
+    return from_json(state).information_state_string(p)
+
+
+def wait(client, jid: str, seconds: float = 120) -> dict:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        v = client.get(f"/api/board/analyses/{jid}").json()
+        if v["status"] not in ("queued", "running"):
+            return v
+        time.sleep(0.1)
+    raise AssertionError("the analysis did not finish")
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.json")),
+                         ids=lambda p: p.stem)
+def test_check_accepts_each_example_and_derives_the_hand_sizes(client, example):
+    state = json.loads(example.read_text())
+    res = client.post("/api/board/check", json={"state": state})
+    assert res.status_code == 200, res.text
+    assert res.json()["ok"] and res.json()["advisable"]
+    assert "check;dur=" in res.headers["server-timing"]
+    # the hand sizes follow from the rest (R3, R5): derived without being told
+    assert derived(state)["hand_sizes"] == state["hand_sizes"]
+    wrong = dict(state, hand_sizes={"polish": 0, "german": 0})
+    assert client.post("/api/board/check", json={"state": wrong}).status_code == 422
+    filled = client.post("/api/board/check", json={"state": wrong, "auto": True})
+    assert filled.status_code == 200 and filled.json()["state"]["hand_sizes"] == \
+        state["hand_sizes"]
+
+
+@pytest.mark.parametrize("change, path, words", [
+    (lambda s: s["table"][2].update(zone="moon"), "$.table[2].zone", "expected one of"),
+    (lambda s: s.update(hand_sizes={"polish": 9, "german": 9}), "$.hand_sizes.polish",
+     "expected 10 cards"),
+    (lambda s: s["fragments"].update(periphery=14), "$.fragments", ""),
+    (lambda s: s.update(turn=7), "$.turn", ""),
+])
+def test_an_invalid_position_is_422_with_the_checkers_message_and_path(client, change, path,
+                                                                      words):
+    state = copy.deepcopy(ESCORT)
+    change(state)
+    res = client.post("/api/board/check", json={"state": state})
+    assert res.status_code == 422
+    body = res.json()
+    assert body["ok"] is False and body["path"].startswith(path), body
+    assert words in body["error"] and "\n" not in body["error"]
+    assert "Traceback" not in res.text
+    # the same position is refused by analyse, export and link, with the same message
+    for route in ("/api/board/analyses", "/api/board/export", "/api/board/link"):
+        again = client.post(route, json={"state": state})
+        assert again.status_code == 422 and again.json()["error"] == body["error"], route
+
+
+def test_bad_requests_are_4xx_with_a_message(client):
+    for route in ("/api/board/check", "/api/board/analyses", "/api/board/export",
+                  "/api/board/link"):
+        res = client.post(route, content=b"{not json")
+        assert res.status_code == 400 and "malformed JSON" in res.json()["error"], route
+        res = client.post(route, json=[1, 2])
+        assert res.status_code == 400 and "JSON object" in res.json()["error"], route
+        res = client.post(route, json={"state": "examples/german-escort.json"})
+        assert res.status_code == 400 and "state: expected" in res.json()["error"], route
+    assert client.get("/api/board/analyses/nope").status_code == 404
+    res = client.post("/api/board/analyses", json={"state": ESCORT, "iterations": "many"})
+    assert res.status_code == 400 and "iterations" in res.json()["error"]
+
+
+def test_no_file_paths_a_card_set_path_is_refused_unread(client, tmp_path):
+    for source in (str(default_card_set_path()), "../../etc/passwd", str(tmp_path / "x.json")):
+        state = dict(ESCORT, card_set=source)
+        for route in ("/api/board/check", "/api/board/analyses", "/api/board/import"):
+            body = state if route.endswith("import") else {"state": state}
+            res = client.post(route, json=body)
+            assert res.status_code == 422, (route, res.text)
+            assert res.json()["path"] == "$.card_set" and "names a file" in res.json()["error"]
+
+
+def test_analysis_is_capped_queued_and_has_responses(client):
+    res = client.post("/api/board/analyses",
+                      json={"state": ESCORT, "iterations": 10**9, "seed": 3})
+    assert res.status_code == 200, res.text
+    first = res.json()
+    assert first["iterations"] == 150  # the server's cap (Limits.max_iterations)
+    second = client.post("/api/board/analyses", json={"state": ESCORT, "iterations": 100}).json()
+    assert second["status"] == "queued"  # one search at a time here: the second waits
+    done = wait(client, first["id"])
+    assert done["status"] == "done", done
+    advice = done["result"]
+    assert advice["stats"]["budget"] == {"iterations": 150}
+    assert advice["stats"]["continued"] is False and "afresh" in advice["stats"]["note"]
+    assert {r["action"] for r in advice["actions"]} == {"decline", "DE02 Soldiers: escort"}
+    assert all("loss" in r and "stderr" in r for r in advice["actions"])
+    assert advice["responses"], advice["responses_note"]
+    assert {"if", "probability", "then", "value", "stderr"} <= set(advice["responses"][0])
+    # the Polish hand was sampled: no Polish card number outside the table is named
+    text = json.dumps(advice)
+    for n in range(1, 24):
+        number = f"PL{n:02d}"
+        if number not in ("PL01", "PL03", "PL07"):
+            assert number not in text, number
+    assert wait(client, second["id"])["status"] == "done"
+
+
+def test_an_analysis_is_for_the_side_to_move_and_can_be_stopped(client):
+    opening = json.loads((ROOT / "examples" / "polish-opening.json").read_text())
+    waiting = dict(opening, to_move="german", redraw_choice={"polish": False})
+    checked = client.post("/api/board/check", json={"state": waiting}).json()
+    assert checked["ok"] and checked["to_move"] == "german" and not checked["advisable"]
+    res = client.post("/api/board/analyses", json={"state": waiting})
+    assert res.status_code == 422 and res.json()["path"] == "$.perspective"
+    assert "side to move (german)" in res.json()["error"]
+    first = client.post("/api/board/analyses", json={"state": ESCORT}).json()
+    stopped = client.delete(f"/api/board/analyses/{first['id']}")
+    assert stopped.status_code == 200
+    assert wait(client, first["id"])["status"] in ("stopped", "done")
+
+
+def test_import_export_and_link_round_trip(client, tmp_path):
+    for example in sorted((ROOT / "examples").glob("*.json")):
+        text = example.read_bytes()
+        imported = client.post("/api/board/import?name=" + example.name, content=text)
+        assert imported.status_code == 200, imported.text
+        state = imported.json()["state"]
+        assert info(state) == info(json.loads(text))
+        exported = client.post("/api/board/export", json={"state": state})
+        assert exported.status_code == 200
+        assert "attachment" in exported.headers["content-disposition"]
+        path = tmp_path / example.name
+        path.write_bytes(exported.content)
+        p = 0 if state["perspective"] == "polish" else 1
+        assert load(path).information_state_string(p) == load(example).information_state_string(p)
+        code = client.post("/api/board/link", json={"state": state}).json()["code"]
+        assert "=" not in code and "/" not in code and "+" not in code
+        opened = client.post("/api/board/link/open", json={"code": code})
+        assert opened.status_code == 200 and info(opened.json()["state"]) == info(state)
+
+
+def test_a_link_is_checked_like_an_upload(client):
+    bad = copy.deepcopy(ESCORT)
+    bad["table"][0]["zone"] = "moon"
+    code = base64.urlsafe_b64encode(json.dumps(bad).encode()).decode().rstrip("=")
+    res = client.post("/api/board/link/open", json={"code": code})
+    assert res.status_code == 422 and res.json()["path"] == "$.table[0].zone"
+    for code in ("!!!", "bm90IGpzb24", "x" * 20_000, 5, ""):
+        res = client.post("/api/board/link/open", json={"code": code})
+        assert res.status_code == 400 and res.json()["error"].startswith("code:"), code
+
+
+def test_import_of_a_save_and_of_other_files(client):
+    view = client.post("/api/games", json={"side": "german", "bot": "random", "seed": 4}).json()
+    gid = view["id"]
+    save = client.get(f"/api/games/{gid}/save").content
+    session = client.app.state.store.get(gid)
+    res = client.post("/api/board/import?name=game.json", content=save)
+    assert res.status_code == 200, res.text
+    state = res.json()["state"]
+    game = pyspiel.load_game("wildhorn", session.game_params)
+    mover = session.core.current_player()
+    assert res.json()["side"] == ("polish", "german")[mover]
+    assert info(state) == game.state_from_core(session.core.copy()).information_state_string(mover)
+    other = client.post("/api/board/import?side=polish", content=save)
+    assert other.status_code == 200 and other.json()["state"]["perspective"] == "polish"
+    for body, words in ((b'{"format": "wildhorn-cards/1"}', "card set"),
+                        (b'{"format": "wildhorn-game/1"}', "not a usable saved game"),
+                        (b'{"format": "something/9"}', "$.format"),
+                        (b"[]", "expected a JSON object")):
+        res = client.post("/api/board/import?name=f.json", content=body)
+        assert 400 <= res.status_code < 500 and words in res.json()["error"], (body, res.text)
+    assert client.post("/api/board/import?side=nobody", content=save).status_code == 400
+
+
+def test_analyse_this_position_from_a_game_moment_and_a_review_step(client):
+    view = client.post("/api/games", json={"side": "polish", "bot": "random", "seed": 8}).json()
+    gid = view["id"]
+    session = client.app.state.store.get(gid)
+    game = pyspiel.load_game("wildhorn", session.game_params)
+    for _ in range(3):
+        while view["status"] == "bot":
+            view = client.post(f"/api/games/{gid}/bot").json()
+        before = session.core.copy()
+        now = client.post(f"/api/games/{gid}/position").json()
+        assert now["side"] == "polish"
+        assert info(now["state"]) == game.state_from_core(before).information_state_string(0)
+        view = client.post(f"/api/games/{gid}/action",
+                           json={"action": view["actions"][-1]["id"],
+                                 "version": view["version"]}).json()
+    first = client.post(f"/api/games/{gid}/position?k=0")
+    assert first.status_code == 200 and first.json()["state"]["turn"] == 1
+    assert client.post(f"/api/games/{gid}/position?k=99").status_code == 400
+    assert client.post(f"/api/games/{gid}/position?k=x").status_code == 400
+    assert client.post("/api/games/nope/position").status_code == 404
+
+
+def test_progress_of_an_analysis_as_server_sent_events(client):
+    job = client.post("/api/board/analyses", json={"state": ESCORT, "iterations": 60}).json()
+    with client.stream("GET", f"/api/board/analyses/{job['id']}/events") as res:
+        assert res.headers["content-type"].startswith("text/event-stream")
+        body = "".join(res.iter_text())
+    events = [block.split("\n") for block in body.strip().split("\n\n")]
+    assert all(e[0] in ("event: status", "event: done") for e in events)
+    assert events[-1][0] == "event: done"
+    last = json.loads(events[-1][1].removeprefix("data: "))
+    assert last["status"] == "done" and last["result"]["recommended"]
+    assert client.get("/api/board/analyses/nope/events").status_code == 404
