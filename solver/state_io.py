@@ -352,7 +352,15 @@ def _load_game(params: dict[str, Any]) -> pyspiel.Game:
     return game
 
 
-def _deck_schedule(cfg, turn: int) -> tuple[list[int], list[int]]:
+def game_config(game: dict[str, Any], card_set: str = "default") -> Any:
+    """The core configuration of a state file's ``"game"`` object (with its
+    card set): what a position of that game is checked against.  The
+    parameters are checked as always (ParameterError naming the one at
+    fault)."""
+    return _load_game(_spiel_params(game, card_set)).core_config
+
+
+def deck_schedule(cfg, turn: int) -> tuple[list[int], list[int]]:
     """Per side: cards left in the deck after the draws of ``turn``, and cards
     drawn in that turn's draw step.  Decks lose cards only to draws (a redraw
     puts back and draws the same number, R5), so both are forced (R3, R28)."""
@@ -720,7 +728,7 @@ class _Check:
         self.step = data["step"]
         self.to_move = data["to_move"]
         self.where: dict[str, str] = {}  # card number -> JSON path where it is listed
-        self.deck_after, self.drawn_now = _deck_schedule(cfg, self.turn)
+        self.deck_after, self.drawn_now = deck_schedule(cfg, self.turn)
 
     def fail(self, path: str, message: str) -> NoReturn:
         self.r.fail(path, message)

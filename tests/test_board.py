@@ -194,9 +194,10 @@ def test_import_of_a_save_and_of_other_files(client):
     assert res.status_code == 200, res.text
     state = res.json()["state"]
     game = pyspiel.load_game("wildhorn", session.game_params)
-    mover = session.core.current_player()
-    assert res.json()["side"] == ("polish", "german")[mover]
-    assert info(state) == game.state_from_core(session.core.copy()).information_state_string(mover)
+    # the view of the save's human side (here German, with the Polish bot to
+    # move), never the bot's: importing one's own save shows no hidden card
+    assert session.human == 1 and res.json()["side"] == "german"
+    assert info(state) == game.state_from_core(session.core.copy()).information_state_string(1)
     other = client.post("/api/board/import?side=polish", content=save)
     assert other.status_code == 200 and other.json()["state"]["perspective"] == "polish"
     for body, words in ((b'{"format": "wildhorn-cards/1"}', "card set"),

@@ -49,8 +49,7 @@ from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import (SIDES, _deck_schedule, _load_game, _spiel_params, dumps, from_json,
-                             to_json)
+from solver.state_io import SIDES, deck_schedule, dumps, from_json, game_config, to_json
 
 SOURCE = "position"
 MAX_LINK = 16_000          # characters of a link's code (a state is ~1.5 KB of JSON)
@@ -86,9 +85,7 @@ def check(data: Any) -> Any:
 
 def _config(data: dict) -> Any:
     """The core config of the game a state names (the default card set)."""
-    params = _spiel_params(data.get("game", {}) if isinstance(data.get("game"), dict) else {},
-                           "default")
-    return _load_game(params).core_config
+    return game_config(data.get("game", {}) if isinstance(data.get("game"), dict) else {})
 
 
 def derived(data: dict) -> dict[str, Any]:
@@ -99,7 +96,7 @@ def derived(data: dict) -> dict[str, Any]:
     try:
         cfg = _config(data)
         turn = data["turn"]
-        deck, _ = _deck_schedule(cfg, int(turn))
+        deck, _ = deck_schedule(cfg, int(turn))
         side_of = {c.number: c.side_id for c in cfg.card_set.cards}
         present = [0, 0]
         for c in cfg.card_set.cards:
@@ -184,7 +181,8 @@ def open_link(code: Any) -> dict[str, Any]:
 
 def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, Any]:
     """A state.json (checked) or a save of ``play`` / the table (its view:
-    ``side``'s, default the side to move) -> {state, side}."""
+    ``side``'s, default the human side of the save, so that importing one's
+    own save never shows the bot's hand) -> {state, side}."""
     if side is not None and side not in SIDES:
         raise RequestError(f"side: expected polish or german, got {side!r}")
     fmt = data.get("format") if isinstance(data, dict) else None
@@ -194,7 +192,7 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
         except SerializationError as err:
             raise RequestError(str(err).splitlines()[0]) from None
         try:
-            view, p = view_of(session.core, side, name)
+            view, p = view_of(session.core, side or SIDES[session.human], name)
         except ParameterError as err:
             raise RequestError(str(err).splitlines()[0]) from None
         return {"state": normalized(view), "side": p}
