@@ -418,3 +418,40 @@ def test_the_polish_bots_redraw_choice_stays_hidden_from_the_german(client):
     said = [e["text"] for e in view["log"] if e["who"] == "polish"]
     assert said and all("keep hand" not in t and ": redraw" not in t for t in said)
     assert "decides in secret whether to redraw" in said[-1]
+
+
+def test_openapi_document_lists_every_served_route(client):
+    from apps.server import openapi
+    doc = client.get("/api/openapi.json").json()
+    assert doc["openapi"].startswith("3.1")
+    served = openapi.served(client.app.routes)
+    assert len(served) >= 25
+    for method, path in served:
+        op = doc["paths"][path][method.lower()]
+        assert op["summary"] and "4XX" in op["responses"], (method, path)
+    listed = client.get("/api").json()["routes"]
+    assert len(listed) == len(served)
+    action = doc["paths"]["/api/games/{gid}/action"]["post"]
+    assert set(action["requestBody"]["content"]["application/json"]["schema"]["properties"]) \
+        == {"action", "version"}
+    assert [p["name"] for p in action["parameters"]] == ["gid"]
+    assert "text/event-stream" in doc["paths"]["/api/games/{gid}/progress"]["get"]["responses"][
+        "200"]["content"]
+
+
+def test_openapi_table_and_routes_cannot_drift_apart():
+    from starlette.routing import Route
+
+    from apps.server import openapi
+    rows = openapi.parse_table("GET    /api/games/{id}   the view\n"
+                               "POST   /api/games/{id}/undo  back")
+    async def endpoint(request):  # noqa: E306
+        return None
+    routes = [Route("/api/games/{gid}", endpoint), Route("/api/games/{gid}/undo", endpoint,
+                                                           methods=["POST"])]
+    assert set(openapi.check_table(rows, routes)) == {("GET", "/api/games/{gid}"),
+                                                      ("POST", "/api/games/{gid}/undo")}
+    with pytest.raises(ValueError, match="POST /api/extra is served but not listed"):
+        openapi.check_table(rows, routes + [Route("/api/extra", endpoint, methods=["POST"])])
+    with pytest.raises(ValueError, match="POST /api/games/{}/undo is listed but not served"):
+        openapi.check_table(rows, routes[:1])

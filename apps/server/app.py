@@ -3,6 +3,7 @@
 The API, JSON over HTTP (every error is a 4xx answer ``{"error": message}``
 and leaves the game unchanged; ``GET /api`` lists the routes)::
 
+    GET    /api/openapi.json              this API as an OpenAPI 3.1 document
     GET    /api/bots                      the bot specs to choose from
     POST   /api/games                     new game {side, bot, seed, variant} -> view
     POST   /api/games/load                a save file (the JSON ``play`` writes) -> view
@@ -57,11 +58,13 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from apps.server import board
+from apps.server import board, openapi
 from apps.server.games import DEFAULT_BOT, GameStore, Limits, WebSession, save_bytes, with_time
 from apps.server.views import game_view, past_view
+from solver import __version__
 from solver.errors import PositionError, RequestError, WildhornError
 
+ROUTE_TABLE = __doc__.split("::", 1)[1].strip().split("\n\n")[0]
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 4 * 2**20  # bytes of a request body (a save file with its undo stack is ~100 KB)
 BOTS = ["ismcts:time=1.0", "ismcts:time=3.0", "oos:time=1.0", "heuristic", "random"]
@@ -112,8 +115,12 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         return FileResponse(STATIC / "index.html")
 
     async def api(request: Request) -> Response:
-        table = __doc__.split("::", 1)[1].strip().split("\n\n")[0]
-        return JSONResponse({"routes": [" ".join(line.split()) for line in table.splitlines()]})
+        return JSONResponse({"routes": [" ".join(line.split())
+                                        for line in ROUTE_TABLE.splitlines()],
+                             "openapi": "/api/openapi.json"})
+
+    async def openapi_json(request: Request) -> Response:
+        return JSONResponse(schema)
 
     async def bots(request: Request) -> Response:
         return JSONResponse({"bots": BOTS, "default": DEFAULT_BOT,
@@ -333,6 +340,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     routes = [
         Route("/", index),
         Route("/api", api),
+        Route("/api/openapi.json", openapi_json),
         Route("/api/bots", bots),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/load", load, methods=["POST"]),
@@ -366,6 +374,9 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
                     exception_handlers={WildhornError: wildhorn_error, 404: not_found,
                                         405: not_found})
     app.state.store = store
+    # the document, built once: it fails here if a route has no line in the
+    # table (or a line no route), so the two cannot drift apart
+    schema = openapi.document(ROUTE_TABLE, routes, __version__)
     return app
 
 

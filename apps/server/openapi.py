@@ -1,0 +1,125 @@
+"""The OpenAPI document of the web server's API (``GET /api/openapi.json``).
+
+One source: the route table of :mod:`apps.server.app`'s docstring (what
+``GET /api`` lists, one line per route: method, path with an optional
+``[?name=V]`` query, and what it does, with the body's fields in braces
+first when it takes a JSON object) and the routes the app really serves.
+Every route of the app must have a line and every line a route
+(:func:`check_table`, run when the app is built and by the tests), so the
+document cannot drift from the server.  Starlette's own generator would
+need a YAML block in every endpoint's docstring, a second copy of the same
+facts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+TABLE_LINE = re.compile(r"^(GET|POST|DELETE|PUT|PATCH)\s+(\S+)\s+(.*)$")
+PARAM = re.compile(r"\{(\w+)\}")
+QUERY = re.compile(r"\[\?(\w+)=(\w+)\]$")
+BODY = re.compile(r"^\{([\w, ]+)\}")
+STREAMS = ("/progress", "/events")     # server-sent events
+DOWNLOADS = ("/save", "/export")       # a file to save (JSON)
+ERROR = {"type": "object", "required": ["error"],
+         "properties": {"error": {"type": "string", "description": "one line: what is wrong"}}}
+
+
+def parse_table(text: str) -> list[dict[str, Any]]:
+    """The route table (``METHOD PATH what``, one per line) as dicts with
+    ``method``, ``path`` (params as ``{}``), ``query``, ``body`` and ``summary``."""
+    rows = []
+    for line in text.strip().splitlines():
+        match = TABLE_LINE.match(line.strip())
+        if match is None:
+            raise ValueError(f"route table: not a route line: {line.strip()!r}")
+        method, path, summary = match.groups()
+        query = QUERY.search(path)
+        if query:
+            path = path[:query.start()]
+        body = BODY.match(summary)
+        rows.append({"method": method, "path": path, "shape": PARAM.sub("{}", path),
+                     "query": query.group(1) if query else None,
+                     "body": [f.strip() for f in body.group(1).split(",")] if body else [],
+                     "summary": summary})
+    return rows
+
+
+def served(routes: Iterable[Any]) -> list[tuple[str, str]]:
+    """(method, path) of every API route the app serves (``/api/...``; a
+    route without methods answers GET)."""
+    out = []
+    for route in routes:
+        path = getattr(route, "path", "")
+        if not path.startswith("/api/"):
+            continue
+        for method in sorted(getattr(route, "methods", None) or {"GET"}):
+            if method != "HEAD":
+                out.append((method, path))
+    return out
+
+
+def check_table(rows: list[dict[str, Any]], routes: Iterable[Any]) -> dict[tuple[str, str], dict]:
+    """{(method, served path): its table row}; ValueError naming the first
+    route without a line or line without a route."""
+    by_shape = {(r["method"], r["shape"]): r for r in rows}
+    out = {}
+    for method, path in served(routes):
+        row = by_shape.pop((method, PARAM.sub("{}", path)), None)
+        if row is None:
+            raise ValueError(f"route table: {method} {path} is served but not listed")
+        out[(method, path)] = row
+    if by_shape:
+        method, shape = next(iter(by_shape))
+        raise ValueError(f"route table: {method} {shape} is listed but not served")
+    return out
+
+
+def _operation(method: str, path: str, row: dict[str, Any]) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "operationId": (method.lower() + "_" + re.sub(r"\W+", "_", path.strip("/"))).strip("_"),
+        "summary": row["summary"],
+        "parameters": [{"name": name, "in": "path", "required": True,
+                        "schema": {"type": "string"}} for name in PARAM.findall(path)],
+    }
+    if row["query"]:
+        op["parameters"].append({"name": row["query"], "in": "query", "required": False,
+                                 "schema": {"type": "string"}})
+    if row["body"]:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "properties": {name: {} for name in row["body"]}}}}}
+    elif method == "POST" and ("load" in path or "import" in path):
+        op["requestBody"] = {"required": True, "description": "the file's JSON, uploaded",
+                             "content": {"application/json": {"schema": {"type": "object"}}}}
+    if path.endswith(STREAMS):
+        ok = {"text/event-stream": {"schema": {"type": "string"}}}
+    else:
+        ok = {"application/json": {"schema": {"type": "object"}}}
+    op["responses"] = {
+        "200": {"description": "a download" if path.endswith(DOWNLOADS) else "OK",
+                "content": ok},
+        "4XX": {"description": "bad input: nothing changed",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+    }
+    if not op["parameters"]:
+        del op["parameters"]
+    return op
+
+
+def document(table_text: str, routes: Iterable[Any], version: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the served API."""
+    routes = list(routes)
+    rows = check_table(parse_table(table_text), routes)
+    paths: dict[str, dict[str, Any]] = {}
+    for (method, path), row in rows.items():
+        paths.setdefault(path, {})[method.lower()] = _operation(method, path, row)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "wildhorn-solve serve", "version": version,
+                 "description": "The web table and analysis board of wildhorn-solve: JSON over "
+                                "HTTP, server-sent events for searches in progress. Every "
+                                "error is a 4xx answer {\"error\": message} and changes nothing."},
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": {"Error": ERROR}},
+    }
