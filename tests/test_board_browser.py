@@ -320,7 +320,7 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
     page.wait_for_function("() => window.wildhornBoard.position().turn === 4")
     again.idle()
     same_information(example, exported(page, tmp_path))
-    # a save of the table (or of play) imports as the view of the side to move
+    # a save of the table (or of play) imports as the view of its human side
     for variant in ("full", "small"):  # the small variant's parameters are kept
         session = server["app"].state.store.new_game(side="german", bot="random", seed=6,
                                                      variant=variant)
@@ -332,10 +332,10 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
                                "window.wildhornBoard.last && window.wildhornBoard.last.ok",
                                arg=variant == "small")
         again.idle()
-        mover = session.core.current_player()
+        human = session.human  # German: the Polish bot's hand is never shown
         game = pyspiel.load_game("wildhorn", session.game_params)
-        assert load(exported(page, tmp_path)).information_state_string(mover) == \
-            game.state_from_core(session.core.copy()).information_state_string(mover)
+        assert load(exported(page, tmp_path)).information_state_string(human) == \
+            game.state_from_core(session.core.copy()).information_state_string(human)
     # a broken link is refused with a message, nothing loaded
     page.goto("about:blank")
     Board(page, server["url"], fragment="#board=bm90IGEgc3RhdGU")

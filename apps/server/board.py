@@ -325,5 +325,5 @@ class Analyses:
 def card_list() -> list[dict[str, Any]]:
     """The default card set as the editor lists it (as ``wildhorn-solve cards``)."""
     return [{k: r[k] for k in ("number", "name", "type_name", "side", "kind", "bullets",
-                               "start", "text")}
+                               "abilities", "start", "text")}
             for r in card_rows(load_card_set(default_card_set_path()))]

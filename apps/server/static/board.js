@@ -82,6 +82,19 @@
     if (k === "sturmwind") return "german";
     return ["escort", "nurses", "modifiers"].includes(f.step) ? other(mover) : mover;
   }
+  // what a kind of action needs of its acting card (the card's abilities, and
+  // where it stands: Search in the Periphery, Spy and Sturmwind in the enemy
+  // home zone), so the editor offers only cards the rules allow
+  const ABILITY = { movement: "movement", attack: "attack", search: "search", spy: "spy",
+                    sturmwind: "sturmwind", command: "command" };
+  const ABILITY_ZONES = { search: ["periphery"] };
+  const ENEMY_HOME = { polish: "base", german: "forest" };
+  function hasAbility(number, kind) {
+    const card = B.cards.find((c) => c.number === number);
+    const need = ABILITY[kind] || kind;
+    return !!card && !!card.abilities && need in card.abilities;
+  }
+
   function cardsAt(places, side) {
     return B.cards.filter((c) => places.includes(B.place[c.number]) && (!side || c.side === side))
                   .map((c) => c.number);
@@ -235,15 +248,21 @@
       const items = [select("kind", "Action", kinds.map((k) => [k, k.replace("_", " ")]), "$.pending.kind", { get: () => kind }),
                      select("p_actor", "Declared by", [["auto", `auto (${TITLE[actor]})`], ["polish", "Polish"], ["german", "German"]], "$.pending.actor")];
       let own = [];
-      if (ON_TABLE_KINDS.includes(kind)) own = cardsAt(["forest", "periphery", "base"], actor);
+      if (ON_TABLE_KINDS.includes(kind)) own = cardsAt(ABILITY_ZONES[kind] || ["forest", "periphery", "base"], actor)
+        .filter((n) => hasAbility(n, kind) && (kind !== "spy" && kind !== "sturmwind"
+                                               || B.place[n] === ENEMY_HOME[actor]));
       else if (kind === "high_morale") own = cardsAt(["gone"], actor);
       else if (kind === "hidden_fragments") own = cardsAt(["event"], actor);
       if (kind !== "motorized_refresh") items.push(select("p_card", "Acting card", cardOpts(own, "choose"), "$.pending.card"));
       if (kind === "attack") {
-        const enemy = cardsAt(["forest", "periphery", "base"], other(actor));
+        // the target stands in the attacker's zone; an escort is a card with
+        // Escort of the target's side in that zone (R15, R16)
+        const zone = f.p_card ? B.place[f.p_card] : null;
+        const enemy = cardsAt(zone ? [zone] : ["forest", "periphery", "base"], other(actor));
+        const escorts = enemy.filter((n) => hasAbility(n, "escort"));
         items.push(select("p_target", "Target", cardOpts(enemy, f.step === "target" ? "being chosen" : "choose"), "$.pending.target"));
         if (!["target"].includes(f.step)) {
-          items.push(select("p_defender", "Defender", cardOpts(enemy, "the target"), "$.pending.defender"),
+          items.push(select("p_defender", "Defender", cardOpts(escorts.filter((n) => n !== f.p_target), "the target"), "$.pending.defender"),
                      checkbox("b-p-escorted", "escorted", "$.pending.escorted", () => f.p_escorted, (v) => { f.p_escorted = v; }));
         }
       }
