@@ -14,7 +14,7 @@ from solver._core import Core
 from solver._jsonio import read_bounded
 from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import dumps, from_json, load, to_json
+from solver.state_io import dumps, from_json, load, load_opponent_plays, to_json
 
 SIDES = ("polish", "german")
 
@@ -65,6 +65,15 @@ def export_view(path: str, side: str | None = None) -> tuple[str, str]:
     core, _ = read_save(path)
     p = _side(core, side, path)
     return dumps(core, p), SIDES[p]
+
+
+def load_plays(path: str, seed: int = 0) -> list[tuple[Core, int]]:
+    """The opponent's plays of this turn a state file lists (its optional
+    ``opponent_plays``), for inference; none for a saved game (its view is
+    exported without them)."""
+    if file_format(path) != STATE_FORMAT:
+        return []
+    return load_opponent_plays(path, seed)
 
 
 def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:

@@ -7,7 +7,9 @@ from solver._core cimport Config, Rng, State
 ctypedef struct Record:        # one public event the viewer saw, this turn
     State m                    # the position just before it, masked to the viewer's view
     int action                 # the action (a chance outcome, the viewer's or the opponent's play)
-    int opponent               # 1: the opponent's decision (a play: never a pass or decline)
+    int opponent               # 1: the opponent's play (never a pass or decline), weighed with
+                               # the decisions it had before the next record; 2: a play known
+                               # alone (advise's opponent_plays), weighed alone; 0: other
     int hand                   # the opponent's hand size then (public)
 
 ctypedef struct Beliefs:       # weighted worlds of one search (n == 0: uniform resampling)

@@ -180,6 +180,8 @@ cdef double world_loglik(const Config* c, const State* world, const Record* recs
                 ll += log(MISS * (1.0 - trust) / n)
                 continue
             ll += log(_prob(c, &s, buf, n, a, trust))
+            if recs[i].opponent == 2:
+                continue     # a play known alone (advise): what followed is not on record
             n = apply_action_n(c, &s, a, buf)
         else:
             if not is_chance(&s):
@@ -357,6 +359,21 @@ cdef class Observations:
             self._append(s, action, 1)
         else:
             self._append(s, action, 0)
+
+    def record_play(self, Core before, int action):
+        """Notes one play of the opponent known alone (the position before
+        it and the action, as a state file's ``opponent_plays`` gives them):
+        it is weighed, but not the decisions after it, which are not on
+        record.  The plays of one turn go in order, after any ``record``."""
+        cdef const State* s = &before.s
+        if before.config.key != self.config.key:
+            raise ValueError("observations: a position of another game configuration")
+        if is_chance(s) or is_terminal(s) or s.phase < PH_MAIN \
+                or current_player(s) != 1 - self.viewer:
+            raise ValueError("observations: a play is a decision of the opponent in an action step")
+        if action == A_PASS or action == A_DECLINE:
+            raise ValueError("observations: passes and declines are not plays (R29)")
+        self._append(s, action, 2)
 
     @staticmethod
     def from_history(Core initial, actions, int viewer):

@@ -6,12 +6,15 @@ import random
 import pyspiel
 import pytest
 
+from apps.advise import advise
 from bots import BotSpecError, make_bot
 from bots._inference import WEIGHT_FLOOR, Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from bots.heuristic import HeuristicBot
+from solver import state_io
 from solver._core import encode_action
+from solver.errors import StateFormatError
 
 PASS = encode_action("PASS")
 DECLINE = encode_action("DECLINE")
@@ -233,3 +236,86 @@ def test_spec_option():
         make_bot("ismcts:inference=maybe", 0)
     with pytest.raises(ValueError, match="inference"):
         ISMCTS(inference="maybe")
+
+
+# ---- advise: a state file's opponent_plays ---------------------------------------
+
+
+def plays_game():
+    """A heuristic game stopped at a decision of the viewer after some plays
+    of the opponent in the same turn's action step; (state, viewer, plays),
+    plays as (position before, action) pairs."""
+    for seed in range(60):
+        rng = random.Random(seed)
+        bots = [HeuristicBot(p, seed + p) for p in (0, 1)]
+        state = GAME.new_initial_state()
+        plays = {0: [], 1: []}
+        turn = 0
+        while not state.is_terminal():
+            if state.core.turn != turn:
+                turn, plays = state.core.turn, {0: [], 1: []}
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(actions, probs)[0])
+                continue
+            p = state.current_player()
+            if len(plays[1 - p]) >= 2 and len(state.legal_actions()) > 1:
+                return state, p, plays[1 - p]
+            action = bots[p].step(state)
+            if state.core.phase != "redraw" and action not in (PASS, DECLINE):
+                plays[p].append((state.core.copy(), action))
+            state.apply_action(action)
+    raise AssertionError("no game with two plays of the opponent in a turn")
+
+
+def state_file(state, viewer, plays):
+    data = state_io.to_json(state.core, viewer)
+    data["opponent_plays"] = [
+        {"before": state_io.to_json(before, viewer),
+         "action": before.action_string(1 - viewer, action)} for before, action in plays]
+    return data
+
+
+def test_advise_reads_the_opponent_plays_of_a_state_file():
+    state, viewer, plays = plays_game()
+    data = state_file(state, viewer, plays)
+    loaded = state_io.from_json(data, seed=3)
+    read = state_io.opponent_plays(data, seed=3)
+    assert [a for _, a in read] == [a for _, a in plays]
+    obs = Observations(GAME.core_config, viewer)
+    for before, action in read:
+        obs.record_play(before, action)
+    worlds, weights = obs._weights(loaded.core, 4)
+    assert weights and min(weights) > 0
+    # the plays' positions are read from the viewer's view only: other
+    # hidden cards in them (another seed) give the same weights
+    again = Observations(GAME.core_config, viewer)
+    for before, action in state_io.opponent_plays(data, seed=11):
+        again.record_play(before, action)
+    assert again._weights(loaded.core, 4)[1] == weights
+    spec = "ismcts:iterations=200,inference=heuristic"
+    with_plays = advise(loaded, bot_spec=spec, seed=1, responses=False, opponent_plays=read)
+    assert with_plays["recommended"]
+    plain = advise(loaded, bot_spec="ismcts:iterations=200", seed=1, responses=False,
+                   opponent_plays=read)
+    without = advise(loaded, bot_spec="ismcts:iterations=200", seed=1, responses=False)
+    assert plain["actions"] == without["actions"]   # inference off: the plays change nothing
+
+
+@pytest.mark.parametrize("change, where", [
+    (lambda d: d["opponent_plays"][0].update(action="pass"), "opponent_plays[0].action"),
+    (lambda d: d["opponent_plays"][0].update(action="fly away"), "opponent_plays[0].action"),
+    (lambda d: d["opponent_plays"][0]["before"].update(turn=d["turn"] % 4 + 1),
+     "opponent_plays[0].before.turn"),
+    (lambda d: d["opponent_plays"][0]["before"].update(
+        opponent_plays=[]), "opponent_plays[0].before.opponent_plays"),
+    (lambda d: d["opponent_plays"][0].update(extra=1), "opponent_plays[0]"),
+])
+def test_bad_opponent_plays_are_refused_in_one_line(change, where):
+    state, viewer, plays = plays_game()
+    data = state_file(state, viewer, plays)
+    change(data)
+    with pytest.raises(StateFormatError) as err:
+        state_io.from_json(data, source="s.json")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("s.json: ") and where in message
