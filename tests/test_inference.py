@@ -1,12 +1,15 @@
 """Opponent-hand inference (bots._inference, the searchers' ``inference=``):
 it reads only what the searcher's player saw, never gives a consistent
 world zero weight, and with ``inference=off`` the searches are unchanged."""
+import io
 import random
 
 import pyspiel
 import pytest
 
 from apps.advise import advise
+from apps.play import PlaySession
+from apps.server.games import _alternatives, bot_search
 from bots import BotSpecError, make_bot
 from bots._inference import WEIGHT_FLOOR, Observations
 from bots._ismcts import ISMCTS
@@ -319,3 +322,31 @@ def test_bad_opponent_plays_are_refused_in_one_line(change, where):
         state_io.from_json(data, source="s.json")
     message = str(err.value)
     assert "\n" not in message and message.startswith("s.json: ") and where in message
+
+
+def test_server_and_play_give_the_bot_the_same_observations(twin_games):
+    """The browser server's child search (bot_search with the session's
+    transitions) and play's session record what a tournament's bot reads
+    from the pyspiel history: the same search."""
+    viewer, state, _ = twin_games[0]
+    spec = "ismcts:iterations=150,inference=heuristic"
+    core = GAME.new_initial_state().core.copy()
+    seen = []
+    for a in state.history():
+        seen.append((core.copy(), a))
+        core.apply(a)
+    direct = make_bot(spec, viewer, 6).analyse(state)
+    served = bot_search({}, state.core.to_bytes(), spec, viewer, 6,
+                        [(b.to_bytes(), a) for b, a in seen])
+    assert served["action"] == direct["action"]
+    assert served["alternatives"] == _alternatives(state.core, viewer, direct["stats"])
+    session = PlaySession(game_params={}, human=1 - viewer, bot_spec=spec, seed=1,
+                          out=io.StringIO())
+    for before, a in seen:
+        session.advance(a)
+    assert [a for _, a in session.seen] == state.history()
+    obs = Observations(GAME.core_config, viewer)
+    for before, a in session.seen:
+        obs.record(before, a)
+    again = Observations.from_history(GAME.new_initial_state().core, state.history(), viewer)
+    assert obs._weights(state.core, 3)[1] == again._weights(state.core, 3)[1]
