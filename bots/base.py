@@ -13,7 +13,7 @@ from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from solver._core import Core
 from solver.game import game_for_config
-from solver.errors import BotSpecError
+from solver.errors import BotSpecError, WildhornError
 
 
 def _core_of(state: Any) -> Core:
@@ -112,9 +112,17 @@ class SearchBot(Bot):
             seen = (game.core_config.key, [], Observations(game.core_config, self.player),
                     game.new_initial_state().core.copy())
         _, done, obs, core = seen
-        for a in history[len(done):]:
-            obs.record(core, a)
-            core.apply(a)
+        try:
+            for a in history[len(done):]:
+                obs.record(core, a)
+                core.apply(a)
+        except WildhornError:
+            core = None
+        if core is None or core != state.core:
+            # a state built from a position (state_from_core): its history
+            # does not start at the game's start, so it tells nothing
+            self._seen = None
+            return None
         self._seen = (game.core_config.key, list(history), obs, core)
         return obs
 
