@@ -48,6 +48,8 @@ extensions = [
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._searchtree", ["bots/_searchtree.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
+    Extension("bots._inference", ["bots/_inference.pyx"], define_macros=macros,
+              extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._ismcts", ["bots/_ismcts.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._oos", ["bots/_oos.pyx"], define_macros=macros,

@@ -53,6 +53,8 @@ from typing import Any
 from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import bot_from_options
 from bots.heuristic import HeuristicBot
+from bots._inference import Observations
+from bots.base import SearchBot
 from solver._core import Core
 from solver.errors import ParameterError, StateFormatError
 
@@ -109,10 +111,15 @@ def _spec_text(name: str, options: dict[str, Any]) -> str:
 
 def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
            iterations: int | None = None, seed: int = 0, responses: bool = True,
-           opponent: str = "search", keep_positions: bool = False) -> dict[str, Any]:
+           opponent: str = "search", keep_positions: bool = False,
+           opponent_plays: list[tuple[Core, int]] | None = None) -> dict[str, Any]:
     """Searches ``state`` (a pyspiel WildhornState or a core position at a
     decision) and returns the advice as a JSON-ready dict.
 
+    ``opponent_plays``: the opponent's plays of this turn (position before,
+    action), as a state file's ``opponent_plays`` gives them
+    (``solver.state_io.opponent_plays``); a search bot with
+    ``inference=heuristic`` weighs the opponent's hands by them.
     ``opponent``: "search" (the opponent model of the module docstring) or
     "heuristic" (the heuristic bot's choice in every world, cheaper).
     ``keep_positions``: the answer also holds, under ``"_positions"``, the
@@ -128,7 +135,13 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         bot = bot_from_options(name, options, player, seed)
     else:
         bot = make_bot(bot_spec, player, seed)
-    result = bot.analyse(core)
+    if opponent_plays and isinstance(bot, SearchBot):
+        observations = Observations(core.config, player)
+        for before, action in opponent_plays:
+            observations.record_play(before, action)
+        result = bot.analyse(core, observations=observations)
+    else:
+        result = bot.analyse(core)
     # a mixed-strategy bot plays a sampled action; the advice names its most likely one
     recommended = result.get("best", result["action"])
     name_of = lambda a: core.action_string(player, a)  # noqa: E731

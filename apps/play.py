@@ -56,6 +56,8 @@ import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.narration import Kind, Narrator, condense, option_notes, pending_text
 from bots import BotSpecError, make_bot, parse_spec
+from bots._inference import Observations
+from bots.base import SearchBot
 from solver._core import Core
 from solver._jsonio import find_problem, loads, read_bounded
 from solver.errors import (ParameterError, SerializationError, StateFormatError, WildhornError,
@@ -227,6 +229,10 @@ class PlaySession:
         self.rng = random.Random(seed)
         self.events: list[dict[str, Any]] = []  # narration entries, as JSON
         self.undo_stack: list[dict[str, Any]] = []
+        # the transitions of this session (position before, action), from which
+        # the bot's observations are built for inference (bots._inference); a
+        # resumed game starts it afresh
+        self.seen: list[tuple[Core, int]] = []
         self.events = [e.to_json() for e in Narrator(self.config, human).start(self.core)]
         self.save_path = save_path
         self.ask_all = ask_all
@@ -370,6 +376,7 @@ class PlaySession:
         estimate) is added to the first entry of the player who acted."""
         before = self.core.copy()
         who = SIDES[before.current_player()] if not before.is_chance() else None
+        self.seen.append((before, action))
         self.apply(action)
         entries = [e.to_json() for e in self.narrator.step(before, action, self.core)]
         if rating:
@@ -679,14 +686,19 @@ class PlaySession:
             action = legal[0]
         else:
             bot = make_bot(self.bot_spec, side, self.bot_seed())
+            kwargs: dict[str, Any] = {}
+            if isinstance(bot, SearchBot):   # what the bot saw, for inference=heuristic
+                kwargs["observations"] = Observations(self.config, side)
+                for before, done in self.seen:
+                    kwargs["observations"].record(before, done)
             self.flush_events()
             if self.out.isatty() and not silent:
                 with self.console.status("Bot is thinking..."):
-                    result = bot.analyse(core)
+                    result = bot.analyse(core, **kwargs)
             else:
                 if not silent:
                     self.say("Bot is thinking...")
-                result = bot.analyse(core)
+                result = bot.analyse(core, **kwargs)
             action = result["action"]
             value = result.get("value")
         rating = ""
@@ -816,6 +828,10 @@ class PlaySession:
         snap = self.undo_stack.pop()
         self.core = Core.from_bytes(self.config, base64.b64decode(snap["core"]))
         _set_rng_state(self.rng, snap["rng"])
+        for i in range(len(self.seen) - 1, -1, -1):
+            if self.seen[i][0] == self.core:
+                del self.seen[i:]
+                break
         del self.events[snap["events"]:]
         self.shown_events = len(self.events)
         self.say("Undone: back to your previous decision.")

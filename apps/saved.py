@@ -14,7 +14,7 @@ from solver._core import Core
 from solver._jsonio import read_bounded
 from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import dumps, from_json, load, to_json
+from solver.state_io import dumps, from_json, load, load_opponent_plays, to_json
 
 SIDES = ("polish", "german")
 
@@ -73,6 +73,15 @@ def view_of(core: Core, side: str | None, source: str) -> tuple[dict[str, Any], 
     what ``export`` writes, for a game held in memory (the web server)."""
     p = _side(core, side, source)
     return to_json(core, p), SIDES[p]
+
+
+def load_plays(path: str, seed: int = 0) -> list[tuple[Core, int]]:
+    """The opponent's plays of this turn a state file lists (its optional
+    ``opponent_plays``), for inference; none for a saved game (its view is
+    exported without them)."""
+    if file_format(path) != STATE_FORMAT:
+        return []
+    return load_opponent_plays(path, seed)
 
 
 def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:

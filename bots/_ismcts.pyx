@@ -26,6 +26,10 @@ from bots._searchtree cimport (
     descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
+from bots._inference cimport (
+    Beliefs, Observations, beliefs_build, beliefs_free, descent_start_beliefs,
+)
+from bots._inference import INFERENCE, POOL, TRUST
 from solver._core cimport (
     NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_below,
 )
@@ -62,16 +66,35 @@ cdef class ISMCTS(TreeSearch):
     grow, and 0 turns it off; ``seed``: the searcher's random stream (same
     seed and iteration budget, same result).  Ties in UCB score (within
     ``TIE_TOLERANCE``) are broken at random from that stream, as OpenSpiel's
-    ``is_mcts.cc`` does.  The tree, its node cap and its hash-collision
-    policy are bots._searchtree's.
+    ``is_mcts.cc`` does.  ``inference``: "off" (worlds uniform among the
+    opponent hands consistent with the searcher's information) or
+    "heuristic" (worlds weighted by the opponent's observed decisions,
+    bots._inference; it acts when ``search`` is given ``observations``).
+    The tree, its node cap and its hash-collision policy are
+    bots._searchtree's.
     """
     cdef readonly double uct_c
     cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
+    cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
+    cdef readonly str inference    # "off" or "heuristic" (bots._inference)
+
+    def __cinit__(self):
+        self.beliefs.worlds = NULL
+        self.beliefs.cum = NULL
+        self.beliefs.n = 0
+        self.beliefs.cap = 0
+
+    def __dealloc__(self):
+        beliefs_free(&self.beliefs)
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
-                 seed=0, double prior=3.0):
+                 seed=0, double prior=3.0, str inference="off"):
+        if inference not in INFERENCE:
+            raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
+                             f"got {inference!r}")
+        self.inference = inference
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
         if not prior >= 0.0:
@@ -172,7 +195,7 @@ cdef class ISMCTS(TreeSearch):
         cdef int k, n_pref
         cdef int32_t e
         cdef Edge* ed
-        descent_start(&walk, c, root, searcher, &self.rng)
+        descent_start_beliefs(&walk, c, root, searcher, &self.beliefs, &self.rng)
         self.worlds += 1
         while descent_next(&walk, &self.tree, c, &self.rng):
             if walk.found == NODE_ADDED and self.prior > 0.0:
@@ -194,9 +217,12 @@ cdef class ISMCTS(TreeSearch):
                 ed.wins += 1.0
         return ITERATION_DONE
 
-    def search(self, Core root, long long iterations=0, double time_limit=0.0):
+    def search(self, Core root, long long iterations=0, double time_limit=0.0,
+               Observations observations=None):
         """Searches from ``root`` (a decision of a player) for a number of
         iterations or seconds (the first budget reached); returns statistics.
+        ``observations``: what the searcher's player saw of the game so far
+        (bots._inference.Observations), weighed when ``inference`` is on.
 
         ``stats["actions"]``: per legal action its visits, mean (win
         probability of the player to move after it) and standard error;
@@ -207,6 +233,10 @@ cdef class ISMCTS(TreeSearch):
             raise ValueError("search needs a decision node")
         self.reset()
         self.wins = 0
+        self.beliefs.n = 0
+        if self.inference != "off":
+            beliefs_build(&self.beliefs, &root.config.c, &root.s, current_player(&root.s),
+                          observations, TRUST, POOL, &self.rng)
         done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
         return self._stats(root, current_player(&root.s), done, self.wins, seconds)
 
@@ -261,4 +291,4 @@ cdef class ISMCTS(TreeSearch):
                 "root_mean": (<double>wins) / done if done else None,
                 "iterations": done, "worlds": self.worlds, "seconds": seconds,
                 "nodes": self.tree.n_nodes, "edges": self.tree.n_edges,
-                "memory_bytes": tree_bytes(&self.tree)}
+                "memory_bytes": tree_bytes(&self.tree), "belief_worlds": self.beliefs.n}

@@ -107,6 +107,10 @@ from bots._searchtree cimport (
     descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
+from bots._inference cimport (
+    Beliefs, Observations, beliefs_build, beliefs_free, descent_start_beliefs,
+)
+from bots._inference import INFERENCE, POOL, TRUST
 from solver._core cimport (
     NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_unit,
 )
@@ -145,7 +149,9 @@ cdef class OOS(TreeSearch):
     probability are dropped from the recommended strategy; ``weighting``:
     "uniform" or "linear" (iteration t weighs t) averaging; ``regret``: "rm"
     or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``prior``:
-    the initial regret of the heuristic's choices at a new node (0: none); ``seed``:
+    the initial regret of the heuristic's choices at a new node (0: none);
+    ``inference``: "off" or "heuristic" (worlds weighted by the opponent's
+    observed decisions, bots._inference, as ISMCTS's); ``seed``:
     the searcher's random stream (same seed and iteration budget, same
     result).  The tree, its node cap and its hash-collision policy are
     bots._searchtree's.
@@ -163,10 +169,25 @@ cdef class OOS(TreeSearch):
     cdef double awu[NUM_ACTIONS]
     cdef double aw2[NUM_ACTIONS]
     cdef Step path[PATH_CAP]
+    cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
+    cdef readonly str inference    # "off" or "heuristic" (bots._inference)
+
+    def __cinit__(self):
+        self.beliefs.worlds = NULL
+        self.beliefs.cum = NULL
+        self.beliefs.n = 0
+        self.beliefs.cap = 0
+
+    def __dealloc__(self):
+        beliefs_free(&self.beliefs)
 
     def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
-                 str baseline="mean", seed=0, double prior=300.0):
+                 str baseline="mean", seed=0, double prior=300.0, str inference="off"):
+        if inference not in INFERENCE:
+            raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
+                             f"got {inference!r}")
+        self.inference = inference
         if not prior >= 0.0:
             raise ValueError(f"prior must be at least 0, got {prior}")
         self.prior = prior
@@ -239,7 +260,7 @@ cdef class OOS(TreeSearch):
         cdef Edge* e
         cdef double u[NUM_ACTIONS]
         cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
-        descent_start(&walk, c, root, searcher, &self.rng)
+        descent_start_beliefs(&walk, c, root, searcher, &self.beliefs, &self.rng)
         while descent_next(&walk, &self.tree, c, &self.rng):
             n, node, depth = walk.n, walk.node, walk.depth
             p = current_player(&walk.s)
@@ -330,7 +351,7 @@ cdef class OOS(TreeSearch):
     # ---- the search -----------------------------------------------------------
 
     def search(self, Core root, long long iterations=0, double time_limit=0.0,
-               bint keep=False):
+               bint keep=False, Observations observations=None):
         """Searches from ``root`` (a decision of a player) for a number of
         iterations or seconds (the first budget reached); returns statistics.
 
@@ -338,6 +359,8 @@ cdef class OOS(TreeSearch):
         average strategies and baselines of every information set they
         reached) if it holds ``root``'s information set and fills at most
         half the node cap; otherwise (and by default) start from scratch.
+        ``observations``: what the searcher's player saw of the game so far
+        (bots._inference.Observations), weighed when ``inference`` is on.
         The value estimate and the root's per-action values always come
         from this search's iterations only.
 
@@ -365,6 +388,10 @@ cdef class OOS(TreeSearch):
             self._clear_sums()
             self.root_node = node
         self.start = self.done
+        self.beliefs.n = 0
+        if self.inference != "off":
+            beliefs_build(&self.beliefs, &root.config.c, &root.s, searcher, observations,
+                          TRUST, POOL, &self.rng)
         done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
         return self._stats(root, searcher, done, seconds)
 
@@ -419,7 +446,8 @@ cdef class OOS(TreeSearch):
                 "value": value, "value_ci95": ci, "effective_samples": ess,
                 "iterations": done, "worlds": done, "seconds": seconds,
                 "nodes": self.tree.n_nodes, "edges": self.tree.n_edges,
-                "memory_bytes": tree_bytes(&self.tree) + sizeof(Step) * PATH_CAP}
+                "memory_bytes": tree_bytes(&self.tree) + sizeof(Step) * PATH_CAP,
+                "belief_worlds": self.beliefs.n}
 
     cdef list _edge_stats(self, int32_t node):
         """Per edge its visits and average-strategy frequency."""

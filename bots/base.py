@@ -8,11 +8,12 @@ from typing import Any
 
 import pyspiel
 
+from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from solver._core import Core
 from solver.game import game_for_config
-from solver.errors import BotSpecError
+from solver.errors import BotSpecError, WildhornError
 
 
 def _core_of(state: Any) -> Core:
@@ -86,6 +87,7 @@ class SearchBot(Bot):
         self.options = dict(engine_options or {})
         self.search_engine = self.new_engine(seed)
         self.last_stats: dict[str, Any] | None = None
+        self._seen: tuple[Any, list[int], Observations, Core] | None = None
 
     @staticmethod
     def engine():
@@ -95,13 +97,47 @@ class SearchBot(Bot):
         """A fresh searcher with this bot's options (also for advise's responses)."""
         return self.engine()(seed=seed, **self.options)
 
-    def analyse(self, state: Any) -> dict[str, Any]:
+    def observations(self, state: Any) -> Observations | None:
+        """What this bot's player saw of the game so far, for inference
+        (bots._inference): built from a pyspiel state's history, replayed
+        through ``Observations.record``, which keeps only what the player
+        observes.  None when inference is off or the state has no history
+        (a bare core position: sampling stays uniform)."""
+        if self.options.get("inference", "off") == "off" or not hasattr(state, "history"):
+            return None
+        history = state.history()
+        game = state.get_game()
+        seen = self._seen
+        if seen is None or seen[0] != game.core_config.key or history[:len(seen[1])] != seen[1]:
+            seen = (game.core_config.key, [], Observations(game.core_config, self.player),
+                    game.new_initial_state().core.copy())
+        _, done, obs, core = seen
+        try:
+            for a in history[len(done):]:
+                obs.record(core, a)
+                core.apply(a)
+        except WildhornError:
+            core = None
+        if core is None or core != state.core:
+            # a state built from a position (state_from_core): its history
+            # does not start at the game's start, so it tells nothing
+            self._seen = None
+            return None
+        self._seen = (game.core_config.key, list(history), obs, core)
+        return obs
+
+    def analyse(self, state: Any, observations: Observations | None = None) -> dict[str, Any]:
+        """``observations``: what the player saw (for inference); by default
+        taken from a pyspiel state's history (``observations()``)."""
         core = _core_of(state)
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
+        if observations is None:
+            observations = self.observations(state)
         stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=self.time, **self.search_options())
+                                          time_limit=self.time, observations=observations,
+                                          **self.search_options())
         self.last_stats = stats
         return {**self.choose(stats), "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}

@@ -196,6 +196,14 @@ def _rollout(help: str) -> Option:
     return Option("rollout", ROLLOUT, "heuristic", help, engine="rollout")
 
 
+INFERENCE = Option("inference", _choice("off", "heuristic"), "off",
+                   "off: worlds uniform among the opponent hands consistent with what the "
+                   "bot saw; heuristic: worlds weighted by the likelihood of the opponent's "
+                   "observed plays, passes and declines this turn under the heuristic bot "
+                   "made soft (bots._inference); it needs the game's history (tournaments; "
+                   "a bare position samples uniformly)", engine="inference")
+
+
 @dataclass(frozen=True)
 class BotEntry:
     """A bot: its class (built as ``cls(player, seed, **options)``), a line
@@ -225,6 +233,7 @@ BOTS: dict[str, BotEntry] = {
         Option("prior", NUMBER, 3.0, "progressive bias toward the heuristic bot's choice at "
                "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
                low=0.0, high=1e9, engine="prior"),
+        INFERENCE,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -250,6 +259,7 @@ BOTS: dict[str, BotEntry] = {
                "it acts where one bot plays a whole game (tournaments, "
                "pyspiel.evaluate_bots), not in play or advise, which search every decision "
                "afresh"),
+        INFERENCE,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (

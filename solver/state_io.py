@@ -98,7 +98,7 @@ from typing import IO, Any, NoReturn
 import jsonschema
 import pyspiel
 
-from solver._core import CARDS_PER_SIDE, Core
+from solver._core import CARDS_PER_SIDE, NUM_DISTINCT_ACTIONS, Core, encode_action
 from solver.cards import default_card_set_path, load_card_set
 from solver._jsonio import (MAX_FILE_BYTES, find_problem, loads, read_bounded,
                             read_text_bounded)
@@ -229,6 +229,10 @@ def _core_of(state: Any) -> Core:
         return core
     raise ParameterError(
         f"state: expected a WildhornState or a solver._core.Core, got {type(state).__name__}")
+
+
+_PASS = encode_action("PASS")
+_DECLINE = encode_action("DECLINE")
 
 
 @lru_cache(maxsize=1)
@@ -628,7 +632,66 @@ def from_json(obj: Any, seed: int = 0, *, source: str = "state",
     r.structure(data)
     game = r.game(data, None if base_dir is None else Path(base_dir))
     core = _Check(r, data, game.core_config).position(seed)
+    _opponent_plays(r, data, game, core, seed)
     return game.state_from_core(core)
+
+
+def opponent_plays(obj: Any, seed: int = 0, *, source: str = "state",
+                   base_dir: str | os.PathLike | None = None) -> list[tuple[Core, int]]:
+    """The state's optional ``opponent_plays``, checked: per play, the
+    position before it (its hidden cards drawn with ``seed`` as in
+    ``from_json``; only the perspective player's view of it is meant to be
+    used) and the action id.  Empty when the key is absent."""
+    r = _Reader(source)
+    data = r.parse(obj) if isinstance(obj, (str, bytes, bytearray)) else obj
+    r.structure(data)
+    game = r.game(data, None if base_dir is None else Path(base_dir))
+    core = _Check(r, data, game.core_config).position(seed)
+    return _opponent_plays(r, data, game, core, seed)
+
+
+def load_opponent_plays(path: str | os.PathLike, seed: int = 0) -> list[tuple[Core, int]]:
+    """``opponent_plays`` of a state file (errors name the file)."""
+    label = os.fspath(path)
+    text = read_bounded(path, lambda why: _Reader(str(label)).fail("$", why))
+    return opponent_plays(text, seed, source=str(label), base_dir=Path(path).parent)
+
+
+def _opponent_plays(r: _Reader, data: dict, game: pyspiel.Game, core: Core,
+                    seed: int) -> list[tuple[Core, int]]:
+    """Checks ``data["opponent_plays"]`` against the state (``core``)."""
+    out: list[tuple[Core, int]] = []
+    viewer = SIDES.index(data["perspective"])
+    opponent = 1 - viewer
+    for i, item in enumerate(data.get("opponent_plays", [])):
+        where = f"$.opponent_plays[{i}]"
+        before = item["before"]
+        sub = _Reader(f"{r.label}: {where}.before")
+        sub.structure(before)
+        for key in ("card_set", "game", "perspective", "turn"):
+            if before.get(key) != data.get(key):
+                r.fail(f"{where}.before.{key}", f"expected {_describe(data.get(key))}, the "
+                       f"state's own, got {_describe(before.get(key))}")
+        if "opponent_plays" in before:
+            r.fail(f"{where}.before.opponent_plays", "a position before a play has no plays of "
+                   "its own (list every play of the turn in the state's opponent_plays)")
+        if before.get("to_move") != SIDES[opponent]:
+            r.fail(f"{where}.before.to_move", f"expected {_q(SIDES[opponent])}: a play is the "
+                   f"opponent's decision, got {_describe(before.get('to_move'))}")
+        if before.get("step") in ("redraw", "rocket"):
+            r.fail(f"{where}.before.step", "expected a step of the action step: the plays "
+                   "weighed are those of the turn's actions")
+        position = _Check(sub, before, game.core_config).position(seed + i + 1)
+        text = item["action"]
+        action = next((a for a in range(NUM_DISTINCT_ACTIONS)
+                       if position.action_string(opponent, a) == text), None)
+        if action is None:
+            r.fail(f"{where}.action", f"no action of {SIDES[opponent]} reads {_describe(text)}")
+        if action in (_PASS, _DECLINE):
+            r.fail(f"{where}.action", "passes and declines are not written, only plays (R29: "
+                   "a decline is private)")
+        out.append((position, action))
+    return out
 
 
 def load(source: str | os.PathLike | IO, seed: int = 0) -> WildhornState:

@@ -35,6 +35,8 @@ from apps.advise import advise
 from apps.play import SIDES, TITLES, PlaySession, write_atomic
 from apps.narration import Narrator
 from bots import BotSpecError, make_bot, parse_spec
+from bots._inference import Observations
+from bots.base import SearchBot
 from solver._core import Core
 from solver.errors import (IllegalActionError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
@@ -122,11 +124,21 @@ def mask_hidden(text: str, core: Core, viewer: int) -> str:
 
 
 def bot_search(game_params: dict[str, Any], core_bytes: bytes, spec: str, player: int,
-               seed: int) -> dict[str, Any]:
-    """The bot's move (run in a child process): action, win estimates, alternatives."""
+               seed: int, seen: list[tuple[bytes, int]] | None = None) -> dict[str, Any]:
+    """The bot's move (run in a child process): action, win estimates,
+    alternatives.  ``seen``: the game's transitions (position bytes, action),
+    from which a search bot builds what its player observed (for
+    ``inference=heuristic``, bots._inference)."""
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
-    result = make_bot(spec, player, seed).analyse(core)
+    bot = make_bot(spec, player, seed)
+    if seen and isinstance(bot, SearchBot):
+        observations = Observations(game.core_config, player)
+        for raw, action in seen:
+            observations.record(Core.from_bytes(game.core_config, raw), action)
+        result = bot.analyse(core, observations=observations)
+    else:
+        result = bot.analyse(core)
     value = result.get("value")
     return {"action": int(result["action"]),
             "value": None if value is None else [float(value[0]), float(value[1])],
@@ -538,8 +550,10 @@ class GameStore:
             if len(legal) == 1:
                 result = {"action": legal[0], "value": None}
             elif parse_spec(session.bot_spec)[0] in SEARCHING:
+                infer = parse_spec(session.bot_spec)[1].get("inference", "off") != "off"
+                seen = [(b.to_bytes(), a) for b, a in session.seen] if infer else None
                 result = await self.pool.run(bot_search, session.game_params, core.to_bytes(),
-                                             session.bot_spec, side, seed)
+                                             session.bot_spec, side, seed, seen)
             else:
                 result = bot_search(session.game_params, core.to_bytes(), session.bot_spec,
                                     side, seed)
