@@ -76,6 +76,10 @@ MIN_REPLY = 0.05         # replies less likely than this are left out
 TREE_VISITS = 50         # main-tree visits at an opponent node that stand for its own search
 TREE_ENOUGH = 4          # main-tree visits, in answer budgets, that answer without a search
 OPPONENT_SHARE = 0.3     # share of a planned action's budget for the opponent's searches
+AFTER_WALKS = 6          # walks after a reply when chance falls before the answer
+CONFIRM_SHARE = 0.25     # share of the answers' budget for second searches of close calls
+CONFIRMS = 2             # close calls searched again at most
+CONFIRM_CLOSE = 0.6      # a close call: the runner-up has this share of the top's visits
 OPPONENT_MODEL = (
     f"the opponent's own search (the same searcher, a share of the responses' budget) run "
     f"in up to {OPPONENT_SEARCHES} worlds sampled from what you cannot see among those that "
@@ -256,6 +260,7 @@ class _Planner:
         self.seed = seed
         self.budget = max(0, int(iterations))
         self.seconds = seconds   # > 0: each search also stops at its share of these seconds
+        self.deadline = 0.0      # the end of the current planned action's share of them
         self.opponent = opponent
         self.iterations_used = 0
         self.rng = random.Random(seed * 7919 + 17)
@@ -264,8 +269,13 @@ class _Planner:
         self.cards = {c.global_index: c for c in core.config.card_set.cards}
 
     def _time_for(self, iters: int) -> float:
-        """The seconds a search of ``iters`` iterations may take (0: no bound)."""
-        return self.seconds * iters / self.budget if self.seconds > 0 and self.budget else 0.0
+        """The seconds a search of ``iters`` iterations may take (0: no
+        bound): its share of the time budget, and no more than what is left
+        of the planned action's share (a search past it runs one chunk)."""
+        if self.seconds <= 0 or not self.budget:
+            return 0.0
+        left = self.deadline - perf_counter()
+        return max(0.001, min(self.seconds * iters / self.budget, left))
 
     # ---- walking ------------------------------------------------------------
     def _chance_event(self, s: Core, outcome: int) -> tuple | None:
@@ -369,13 +379,15 @@ class _Planner:
             s.apply(self._own_choice(s))
         return "end", s, tuple(events)
 
-    def _to_answer(self, s: Core, engine: Any, events: list) -> Core:
-        """From after a reply to the player's next decision (or the end)."""
+    def _to_answer(self, s: Core, engine: Any, events: list, u: float | None = None) -> Core:
+        """From after a reply to the player's next decision (or the end); the
+        first chance event there drawn by ``u`` (systematic sampling), if given."""
         for _ in range(_MAX_STEPS):
             if s.is_terminal():
                 return s
             if s.is_chance():
-                self._chance(s, None, events)
+                self._chance(s, u, events)
+                u = None
                 continue
             if s.current_player() == self.player:
                 return s
@@ -406,6 +418,7 @@ class _Planner:
     def plan(self, action: int, share: float, searches: int,
              positions: list | None = None) -> tuple[list[dict[str, Any]], str | None]:
         budget = int(self.budget * share)
+        self.deadline = perf_counter() + self.seconds * share
         walks = [self._to_opponent(action, (i + self.rng.random()) / WORLDS)
                  for i in range(WORLDS)]
         reached = [w for w in walks if w[0] == "opponent"]
@@ -422,16 +435,25 @@ class _Planner:
         # (phase, reply text) -> events -> [(weight, position after the reply)]
         classes: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
         for _, s, events in picked:
+            events = events[:1]   # the classes: the first roll before his reply, ...
             policy, engine = self._replies(s, opp_iters)
             for reply, p in policy.items():
                 if p * p_reach < MIN_REPLY / 4:
                     continue
-                t = s.copy()
-                t.apply(reply)
-                ev = list(events)
-                d = self._to_answer(t, engine, ev)
                 key = (s.phase, s.action_string(self.opp, reply))
-                classes[key][tuple(ev)].append((p * p_reach / k, d))
+                # chance after the reply (the dice of an attack he starts or
+                # lets happen): AFTER_WALKS walks, the first outcome stratified
+                shift = self.rng.random()
+                for j in range(AFTER_WALKS):
+                    t = s.copy()
+                    t.apply(reply)
+                    ev = list(events)
+                    d = self._to_answer(t, engine, ev, (j + shift) / AFTER_WALKS)
+                    ev = ev[:len(events) + 1]   # ... and the first after it
+                    if j == 0 and len(ev) == len(events):   # no chance event on the way
+                        classes[key][tuple(ev)].append((p * p_reach / k, d))
+                        break
+                    classes[key][tuple(ev)].append((p * p_reach / k / AFTER_WALKS, d))
         weight = lambda cls: sum(w for c in cls.values() for w, _ in c)  # noqa: E731
         ranked = sorted(classes.items(), key=lambda kv: -weight(kv[1]))
         kept = [(key, cls) for key, cls in ranked if weight(cls) >= MIN_REPLY][:MAX_REPLIES]
@@ -442,18 +464,31 @@ class _Planner:
                  for ev, items in cls.items()]
         roots = sum(sqrt(w) for w, _, _ in cells) or 1.0
         total = (1 - OPPONENT_SHARE) * budget
-        iters = {(i, ev): max(MIN_ITERATIONS, int(total * sqrt(w) / roots))
-                 for w, i, ev in cells}
+        answers: dict[tuple, tuple] = {}
+        for w, i, ev in cells:
+            d = max(ranked[i][1][ev], key=lambda x: x[0])[1]
+            n = max(MIN_ITERATIONS, int((1 - CONFIRM_SHARE) * total * sqrt(w) / roots))
+            answers[(i, ev)] = (d, self._answer(d, n))
+        # a second search for the closest calls (the two likeliest actions'
+        # visits nearest each other), pooled with the first
+        close = sorted(((a["_close"], c) for c, (d, a) in answers.items()
+                        if a.get("_close", 0.0) >= CONFIRM_CLOSE), reverse=True)[:CONFIRMS]
+        for _, c in close:
+            d, a = answers[c]
+            n = max(MIN_ITERATIONS, int(CONFIRM_SHARE * total / len(close)))
+            answers[c] = (d, self._answer(d, n, a))
         out = []
         for i, (key, cls) in enumerate(ranked):
             out.append(self._response(key, cls, weight(cls),
-                                      {ev: iters[(i, ev)] for ev in cls}, positions))
+                                      {ev: answers[(i, ev)] for ev in cls}, positions))
         return out, None
 
-    def _answer(self, d: Core, iters: int) -> dict[str, Any]:
+    def _answer(self, d: Core, iters: int, first: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
         """The player's best action at ``d`` with its value and standard
         error: a search of ``iters`` iterations pooled with what the main
-        search's tree holds at that decision (its iterations through it)."""
+        search's tree holds at that decision (its iterations through it), or
+        with the statistics of a ``first`` answer (a confirmation)."""
         if d.is_terminal():
             won = d.returns()[self.player] > 0
             return {"then": f"nothing: the game is over, you {'win' if won else 'lose'}",
@@ -463,15 +498,16 @@ class _Planner:
         if len(legal) == 1:
             return {"then": d.action_string(self.player, legal[0]), "value": None,
                     "stderr": None, "iterations": 0, "at": d.phase}
-        node = self.bot.search_engine.node_stats(d)
-        pooled: dict[int, list[float]] = {}
-        done = 0
+        node = None if first is not None else self.bot.search_engine.node_stats(d)
+        pooled: dict[int, list[float]] = {} if first is None else \
+            {a: list(v) for a, v in first["_pooled"].items()}
+        done = 0 if first is None else first["iterations"]
         if node is not None and node["player"] == self.player and node["actions"] \
                 and "value" in node["actions"][0]:
             for r in node["actions"]:
                 pooled[r["action"]] = [r["visits"], r["value"] * r["visits"]]
             done = node["visits"]
-        if done < TREE_ENOUGH * iters:
+        if first is not None or done < TREE_ENOUGH * iters:
             engine = self.bot.new_engine(self.rng.randrange(2**62))
             st = engine.search(d, iterations=iters, time_limit=self._time_for(iters))
             self.iterations_used += st["iterations"]
@@ -480,25 +516,26 @@ class _Planner:
                 v = pooled.setdefault(r["action"], [0, 0.0])
                 v[0] += r["visits"]
                 v[1] += r["value"] * r["visits"]
-        action, (n, wins) = max(pooled.items(), key=lambda kv: (kv[1][0], kv[1][1]))
+        order = sorted(pooled.items(), key=lambda kv: (kv[1][0], kv[1][1]), reverse=True)
+        action, (n, wins) = order[0]
         value = wins / n if n else 0.0
         return {"then": d.action_string(self.player, action), "id": action,
                 "value": value,
                 "stderr": sqrt(value * (1 - value) / n) if n > 1 else 1.0,
-                "iterations": done, "at": d.phase}
+                "iterations": done, "at": d.phase, "_pooled": pooled,
+                "_close": order[1][1][0] / n if len(order) > 1 and n else 0.0}
 
     def _response(self, key: tuple, cls: dict[tuple, list], total: float,
-                  iters: dict[tuple, int], positions: list | None) -> dict[str, Any]:
+                  answers: dict[tuple, tuple], positions: list | None) -> dict[str, Any]:
         """One reply (``total`` its probability) with the answer to each of
-        its chance classes ``cls`` (events -> [(weight, position)]), a search
-        of ``iters[events]`` iterations each."""
+        its chance classes ``cls`` (events -> [(weight, position)]),
+        ``answers[events]`` = (position, answer)."""
         phase, text = key
         ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1]))
         answered = []
         for events, items in ranked:
             weight = sum(w for w, _ in items)
-            d = max(items, key=lambda x: x[0])[1]
-            ans = self._answer(d, iters[events])
+            d, ans = answers[events]
             answered.append((events, weight, ans))
             if positions is not None and ans["iterations"]:
                 positions.append({"if": f"{SIDES[self.opp]} {text}", "then": ans["then"],
@@ -628,35 +665,61 @@ def _margin_words(label: str, need: int | None, values: set[int], low: int,
     return f"{label} is {words}" + (f" ({note})" if note else "")
 
 
+def _class_sets(events: tuple) -> dict[str, tuple]:
+    """One class's events as label -> (values, margin info or None)."""
+    out: dict[str, tuple] = {}
+    for ev in events:
+        if ev[0] == "margin":
+            _, label, need, lo, hi, low, high = ev
+            out[label] = (frozenset(range(lo, hi + 1)), (need, low, high))
+        else:
+            out[ev[0]] = (frozenset([ev[1]]), None)
+    return out
+
+
 def _describe_events(classes: list[tuple], sides: int) -> str:
-    """The chance outcome classes of a merged answer in a player's words."""
+    """The chance outcome classes of a merged answer in a player's words:
+    classes that differ in one roll only are joined (its values united),
+    the rest listed with "or"; a roll all of whose outcomes are in the
+    class is left out (it does not matter)."""
     if not any(classes):
         return "always"
-    labels: dict[str, set] = defaultdict(set)
-    margins: dict[str, tuple] = {}
-    order: list[str] = []
-    for events in classes:
-        for ev in events:
-            label = ev[1] if ev[0] == "margin" else ev[0]
-            if label not in labels:
-                order.append(label)
-            if ev[0] == "margin":
-                _, _, need, lo, hi, low, high = ev
-                labels[label].update(range(lo, hi + 1))
-                margins[label] = (need, low, high)
+    items = [_class_sets(c) for c in classes]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                a, b = items[i], items[j]
+                if a.keys() != b.keys():
+                    continue
+                diff = [k for k in a if a[k][0] != b[k][0]]
+                if len(diff) <= 1:
+                    c = dict(a)
+                    for k in diff:
+                        c[k] = (a[k][0] | b[k][0], a[k][1])
+                    items[i] = c
+                    del items[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    texts = []
+    for item in items:
+        parts = []
+        for label, (values, margin) in item.items():
+            if margin is not None:
+                need, low, high = margin
+                if values >= set(range(low, high + 1)):
+                    continue   # every roll of it leads here: it does not matter
+                parts.append(_margin_words(label, need, set(values), low, high))
             else:
-                labels[label].add(ev[1])
-    parts = []
-    for label in order:
-        if label in margins:
-            need, low, high = margins[label]
-            if labels[label] >= set(range(low, high + 1)):
-                continue   # every roll of it leads here: it does not matter
-            parts.append(_margin_words(label, need, labels[label], low, high))
-            continue
-        top = sides if "roll" in label or "die" in label else max(labels[label])
-        parts.append(f"{label} is {_faces(labels[label], top)}")
-    return "if " + " and ".join(parts) if parts else "whatever the dice"
+                top = sides if "roll" in label or "die" in label else max(values)
+                parts.append(f"{label} is {_faces(set(values), top)}")
+        if not parts:
+            return "whatever the dice"
+        texts.append(" and ".join(parts))
+    return "if " + "; or if ".join(texts)
 
 
 def _percent(x: float) -> str:

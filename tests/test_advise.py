@@ -312,9 +312,10 @@ def test_responses_whenever_the_opponent_decides(tmp_path):
     """On seeded random states of every kind: where the engine (an
     independent walk) shows an opponent decision before the player's next
     free decision, the responses are non-empty; where they are empty, a
-    note says why."""
+    note says why.  Where chance falls before an answer, every outcome
+    class met is answered (none 'not analysed') and described in words."""
     from solver.state_io import write_random_states
-    checked = 0
+    checked = with_outcomes = 0
     for path in write_random_states(10, 5, tmp_path):
         state = load(path)
         out = advise(state, iterations=400, seed=1)
@@ -323,7 +324,14 @@ def test_responses_whenever_the_opponent_decides(tmp_path):
             assert out["responses"], (path.name, out["responses_note"])
         if not out["responses"]:
             assert out["responses_note"] and "cannot act" in out["responses_note"]
-    assert checked >= 3
+        for r in (x for a in out["actions"] for x in a.get("responses", [])):
+            if "outcomes" in r:
+                with_outcomes += 1
+                assert abs(r["outcomes_covered"] - 1) < 2e-3, (path.name, r)
+                assert all(o["when"].startswith("if ") or o["when"] in
+                           ("always", "whatever the dice") for o in r["outcomes"])
+        assert "not analysed" not in format_advice(out)
+    assert checked >= 3 and with_outcomes >= 1
 
 
 def test_no_reply_has_a_reason():
