@@ -97,6 +97,7 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
     agreements: list[bool] = []
     equivalents: list[bool] = []
     selfs: list[bool] = []
+    by_phase: dict[str, list[int]] = {}   # step of the answer -> [checked, agreeing, self]
     with tempfile.TemporaryDirectory() as tmp:
         for label, path in _states(Path(tmp)):
             state = load(path, seed=0)
@@ -114,6 +115,10 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
                 agree.append(d.action_string(player, check["action"]) == pos["then"])
                 again = make_bot(spec, player, 2000 + k).analyse(d)
                 same.append(again["action"] == check["action"])
+                tally = by_phase.setdefault(d.phase, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += agree[-1]
+                tally[2] += same[-1]
                 # as good within the check's noise: its value of our answer within
                 # two standard errors (at least 0.02) of its best action's
                 rows_ = {r["action"]: r for r in check["stats"]["actions"]}
@@ -167,6 +172,8 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
         if equivalents else None,
         "check_self_agreement": sum(selfs),
         "check_self_agreement_rate": round(sum(selfs) / len(selfs), 3) if selfs else None,
+        "answers_by_step": {k: {"checked": v[0], "agreeing": v[1], "check_self_agreeing": v[2]}
+                            for k, v in sorted(by_phase.items())},
         "targets": {
             "responses_whenever_opponent_decides": not missing,
             "median_within_2s": median <= TARGET_SECONDS,
