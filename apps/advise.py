@@ -37,9 +37,16 @@ used instead, and without budget the heuristic bot's choice.  So a reply's
 ``probability`` is the chance that the opponent can *and* will play it.
 After each reply the game is followed again (the opponent's further choices
 from its own search tree, chance sampled) to the player's next decision,
-where a search gives the answer, its win probability and standard error.
-Answers are grouped per class of public chance outcomes (dice, Rocket
-cards) met on the way, in words, and classes with the same answer merged.
+where a search gives the answer, its win probability and standard error
+(the search's statistics pooled with the main tree's at that decision, the
+answer the action with most visits).
+Answers are grouped per class of public chance outcomes met on the way:
+a roll of an attack, search or spy by its margin as rolled (the attack's
+total minus the defence's, the total against the number needed) in bands
+that a modifier of 1 or 2 can or cannot turn, a Rocket card or another die
+by its value; every class of a listed reply is answered (a search pooled
+with what the main tree holds at that decision), in words, and classes
+with the same answer merged.
 """
 
 from __future__ import annotations
@@ -65,18 +72,22 @@ NEAR = 0.05              # alternatives within this much win probability get a p
 PLANNED = 3              # at most this many planned actions (the recommended one first)
 WORLDS = 200             # worlds sampled per planned action to find the opponent's decisions
 OPPONENT_SEARCHES = 8    # worlds in which the opponent's own search is run (recommended action)
-ANSWERS = 4              # answer searches at most (recommended action; 2 for an alternative)
 MIN_ITERATIONS = 100     # the smallest search of the responses
-MAX_REPLIES = 5          # replies listed per planned action (the likeliest)
-MAX_CLASSES = 3          # chance classes answered per reply (the likeliest)
-MIN_REPLY = 0.01         # replies less likely than this are left out
+MAX_REPLIES = 4          # replies listed per planned action (the likeliest)
+MIN_REPLY = 0.05         # replies less likely than this are left out
 TREE_VISITS = 50         # main-tree visits at an opponent node that stand for its own search
-ANSWER_TREE_VISITS = 20  # main-tree visits at a decision of yours that answer a class not searched
+TREE_ENOUGH = 4          # main-tree visits, in answer budgets, that answer without a search
+OPPONENT_SHARE = 0.3     # share of a planned action's budget for the opponent's searches
+AFTER_WALKS = 6          # walks after a reply when chance falls before the answer
+CONFIRM_SHARE = 0.25     # share of the answers' budget for second searches of close calls
+CONFIRMS = 2             # close calls searched again at most
+CONFIRM_CLOSE = 0.6      # a close call: the runner-up has this share of the top's visits
 OPPONENT_MODEL = (
-    "the opponent's own search (the same searcher) run from worlds sampled from what you "
-    "cannot see, each world giving the opponent a hand; your search tree's visit "
-    "frequencies where it already holds the opponent's position well; the heuristic bot "
-    "when no search budget is left")
+    f"the opponent's own search (the same searcher, a share of the responses' budget) run "
+    f"in up to {OPPONENT_SEARCHES} worlds sampled from what you cannot see among those that "
+    f"reach his decision (3 for an alternative action), each world giving him a hand; your "
+    f"search tree's visit frequencies where it already holds his position with "
+    f"{TREE_VISITS} visits or more; replies less likely than {MIN_REPLY:.0%} are not listed")
 _MAX_STEPS = 400         # bound on a walk (a game is far shorter between two decisions)
 
 
@@ -205,7 +216,6 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         by_id = {r["id"]: r for r in actions}
         for k, (a, share) in enumerate(zip(candidates, shares)):
             plan, note = planner.plan(a, share, searches=OPPONENT_SEARCHES if k == 0 else 3,
-                                      answers=ANSWERS if k == 0 else 2,
                                       positions=positions if keep_positions and k == 0
                                       else None)
             by_id[a]["responses"] = plan
@@ -263,19 +273,35 @@ class _Planner:
         self.seed = seed
         self.budget = max(0, int(iterations))
         self.seconds = seconds   # > 0: each search also stops at its share of these seconds
+        self.deadline = 0.0      # the end of the current planned action's share of them
         self.opponent = opponent
         self.iterations_used = 0
         self.rng = random.Random(seed * 7919 + 17)
         self.heuristic = (HeuristicBot(0, seed), HeuristicBot(1, seed))
         self.dice = core.config.dice_sides
+        self.cards = {c.global_index: c for c in core.config.card_set.cards}
 
     def _time_for(self, iters: int) -> float:
-        """The seconds a search of ``iters`` iterations may take (0: no bound)."""
-        return self.seconds * iters / self.budget if self.seconds > 0 and self.budget else 0.0
+        """The seconds a search of ``iters`` iterations may take (0: no
+        bound): its share of the time budget, and no more than what is left
+        of the planned action's share (a search past it runs one chunk)."""
+        if self.seconds <= 0 or not self.budget:
+            return 0.0
+        left = self.deadline - perf_counter()
+        return max(0.001, min(self.seconds * iters / self.budget, left))
 
     # ---- walking ------------------------------------------------------------
-    def _chance_event(self, s: Core, outcome: int) -> tuple[str, int] | None:
-        """A public chance outcome in a player's words: ("your search roll", 4)."""
+    def _chance_event(self, s: Core, outcome: int) -> tuple | None:
+        """A public chance outcome in a player's words, as the class it falls in.
+
+        A roll of an attack, search or steal (spy, Sturmwind) is classed by
+        its margin as rolled (the attack's total minus the defence's, the
+        total minus the number needed), in bands that a modifier of 1 or 2
+        (Assistance, Good Luck, Bad Luck) can or cannot turn: ``("margin",
+        label, need, lo, hi, low, high)`` says the margin is in ``lo..hi``
+        (``low..high`` the margins the roll can have; the first die of an
+        attack gives no event, its class is known with the defence die).
+        Other dice and Rocket cards give ``(label, value)``."""
         if s.phase == "rocket":
             rockets = s.config.rockets
             return ("the Rocket card", rockets[outcome]) if outcome < len(rockets) else None
@@ -284,13 +310,41 @@ class _Planner:
         q = s.pending
         if q is None:
             return ("the die", outcome + 1)
-        k = len(q["dice"])
-        roller = q["actor"] if k == 0 else 1 - q["actor"]
-        kind = q["kind"].replace("_", " ")
-        if q["kind"] == "attack":
-            kind = "attack" if k == 0 else "defence"
+        die, kind, mods = outcome + 1, q["kind"], q["modifiers"]
+        dice = list(q["dice"]) + [die]
+        whose = "your" if q["actor"] == self.player else f"the {TITLES[q['actor']]}'s"
+        sides = self.dice
+        if kind == "attack":
+            if len(dice) < 2:
+                return None
+            att = self._bullets(q["card"]) + mods[0]
+            dfn = self._bullets(q["defender"]) + mods[1]
+            margin = dice[0] + att - dice[1] - dfn
+            low, high = 1 + att - sides - dfn, sides + att - 1 - dfn
+            lo, hi = _band(margin - 1)
+            defender = "your" if q["actor"] != self.player else f"the {TITLES[1 - q['actor']]}'s"
+            label = f"{whose} attack total minus {defender} defence total"
+            return ("margin", label, None, max(low, lo + 1), min(high, hi + 1), low, high)
+        if kind in ("search", "steal"):
+            need = self._needed(q["card"], kind)
+            total = dice[0] + mods[0]
+            lo, hi = _band(total - need)
+            word = "search" if kind == "search" else "spy"
+            low, high = 1 + mods[0], sides + mods[0]
+            return ("margin", f"{whose} {word} total", need, max(low, need + lo),
+                    min(high, need + hi), low, high)
+        roller = q["actor"] if len(q["dice"]) == 0 else 1 - q["actor"]
         whose = "your" if roller == self.player else f"the {SIDES[roller]}'s"
-        return (f"{whose} {kind} roll", outcome + 1)
+        return (f"{whose} {kind.replace('_', ' ')} roll", die)
+
+    def _bullets(self, g: int) -> int:
+        return self.cards[g].type.bullets
+
+    def _needed(self, g: int, kind: str) -> int:
+        ab = self.cards[g].type.abilities
+        if kind == "search":
+            return int(ab.get("search", 0))
+        return int(ab.get("spy", ab.get("sturmwind", 0)))
 
     def _chance(self, s: Core, u: float | None, events: list) -> None:
         """Applies one chance outcome: by ``u`` (systematic sampling) or at random."""
@@ -338,13 +392,15 @@ class _Planner:
             s.apply(self._own_choice(s))
         return "end", s, tuple(events)
 
-    def _to_answer(self, s: Core, engine: Any, events: list) -> Core:
-        """From after a reply to the player's next decision (or the end)."""
+    def _to_answer(self, s: Core, engine: Any, events: list, u: float | None = None) -> Core:
+        """From after a reply to the player's next decision (or the end); the
+        first chance event there drawn by ``u`` (systematic sampling), if given."""
         for _ in range(_MAX_STEPS):
             if s.is_terminal():
                 return s
             if s.is_chance():
-                self._chance(s, None, events)
+                self._chance(s, u, events)
+                u = None
                 continue
             if s.current_player() == self.player:
                 return s
@@ -372,9 +428,10 @@ class _Planner:
         return {a: 1 / len(tied) for a in tied}, None
 
     # ---- one planned action -------------------------------------------------------
-    def plan(self, action: int, share: float, searches: int, answers: int,
+    def plan(self, action: int, share: float, searches: int,
              positions: list | None = None) -> tuple[list[dict[str, Any]], str | None]:
         budget = int(self.budget * share)
+        self.deadline = perf_counter() + self.seconds * share
         walks = [self._to_opponent(action, (i + self.rng.random()) / WORLDS)
                  for i in range(WORLDS)]
         reached = [w for w in walks if w[0] == "opponent"]
@@ -387,50 +444,64 @@ class _Planner:
         k = min(searches, len(reached))
         step = len(reached) / k
         picked = [reached[int(i * step)] for i in range(k)]
-        opp_iters = max(MIN_ITERATIONS, int(0.3 * budget / k))
+        opp_iters = max(MIN_ITERATIONS, int(OPPONENT_SHARE * budget / k))
         # (phase, reply text) -> events -> [(weight, position after the reply)]
         classes: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
-        reply_ids: dict[tuple, int] = {}
         for _, s, events in picked:
+            events = events[:1]   # the classes: the first roll before his reply, ...
             policy, engine = self._replies(s, opp_iters)
             for reply, p in policy.items():
                 if p * p_reach < MIN_REPLY / 4:
                     continue
-                t = s.copy()
-                t.apply(reply)
-                ev = list(events)
-                d = self._to_answer(t, engine, ev)
                 key = (s.phase, s.action_string(self.opp, reply))
-                reply_ids[key] = reply
-                classes[key][tuple(ev)].append((p * p_reach / k, d))
-        ranked = sorted(classes.items(), key=lambda kv: -sum(w for c in kv[1].values()
-                                                             for w, _ in c))
-        ranked = [(key, cls) for key, cls in ranked
-                  if sum(w for c in cls.values() for w, _ in c) >= MIN_REPLY][:MAX_REPLIES]
-        if not ranked:  # every reply is rare: still name the likeliest one
-            ranked = sorted(classes.items(), key=lambda kv: -sum(
-                w for c in kv[1].values() for w, _ in c))[:1]
-        # the answers searched: each reply's likeliest class, then the likeliest others
-        pool = sorted(((sum(w for w, _ in items), i, ev) for i, (_, cls) in enumerate(ranked)
-                       for ev, items in cls.items()), key=lambda x: -x[0])
-        keep = {(i, ev) for i, (_, cls) in enumerate(ranked)
-                for ev in [max(cls, key=lambda e: sum(w for w, _ in cls[e]))]}
-        for _, i, ev in pool:
-            if len(keep) >= max(answers, len(ranked)):
-                break
-            if sum(1 for j, _ in keep if j == i) < MAX_CLASSES:
-                keep.add((i, ev))
-        ans_iters = max(MIN_ITERATIONS, int(0.7 * budget / len(keep)))
+                # chance after the reply (the dice of an attack he starts or
+                # lets happen): AFTER_WALKS walks, the first outcome stratified
+                shift = self.rng.random()
+                for j in range(AFTER_WALKS):
+                    t = s.copy()
+                    t.apply(reply)
+                    ev = list(events)
+                    d = self._to_answer(t, engine, ev, (j + shift) / AFTER_WALKS)
+                    ev = ev[:len(events) + 1]   # ... and the first after it
+                    if j == 0 and len(ev) == len(events):   # no chance event on the way
+                        classes[key][tuple(ev)].append((p * p_reach / k, d))
+                        break
+                    classes[key][tuple(ev)].append((p * p_reach / k / AFTER_WALKS, d))
+        weight = lambda cls: sum(w for c in cls.values() for w, _ in c)  # noqa: E731
+        ranked = sorted(classes.items(), key=lambda kv: -weight(kv[1]))
+        kept = [(key, cls) for key, cls in ranked if weight(cls) >= MIN_REPLY][:MAX_REPLIES]
+        ranked = kept or ranked[:1]   # every reply is rare: still name the likeliest one
+        # every class of every listed reply is answered; the answers' budget is
+        # shared in proportion to the square root of each class's weight
+        cells = [(sum(w for w, _ in items), i, ev) for i, (_, cls) in enumerate(ranked)
+                 for ev, items in cls.items()]
+        roots = sum(sqrt(w) for w, _, _ in cells) or 1.0
+        total = (1 - OPPONENT_SHARE) * budget
+        answers: dict[tuple, tuple] = {}
+        for w, i, ev in cells:
+            d = max(ranked[i][1][ev], key=lambda x: x[0])[1]
+            n = max(MIN_ITERATIONS, int((1 - CONFIRM_SHARE) * total * sqrt(w) / roots))
+            answers[(i, ev)] = (d, self._answer(d, n))
+        # a second search for the closest calls (the two likeliest actions'
+        # visits nearest each other), pooled with the first
+        close = sorted(((a["_close"], c) for c, (d, a) in answers.items()
+                        if a.get("_close", 0.0) >= CONFIRM_CLOSE), reverse=True)[:CONFIRMS]
+        for _, c in close:
+            d, a = answers[c]
+            n = max(MIN_ITERATIONS, int(CONFIRM_SHARE * total / len(close)))
+            answers[c] = (d, self._answer(d, n, a))
         out = []
         for i, (key, cls) in enumerate(ranked):
-            kept = {ev: (items, (i, ev) in keep) for ev, items in cls.items()}
-            out.append(self._response(key, kept, sum(w for c in cls.values() for w, _ in c),
-                                      ans_iters, positions))
+            out.append(self._response(key, cls, weight(cls),
+                                      {ev: answers[(i, ev)] for ev in cls}, positions))
         return out, None
 
-    def _answer(self, d: Core, iters: int, search: bool = True) -> dict[str, Any] | None:
-        """The player's best action at ``d`` with its value and standard error
-        (``search`` false: only from the main tree, None if it has too few visits)."""
+    def _answer(self, d: Core, iters: int, first: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
+        """The player's best action at ``d`` with its value and standard
+        error: a search of ``iters`` iterations pooled with what the main
+        search's tree holds at that decision (its iterations through it), or
+        with the statistics of a ``first`` answer (a confirmation)."""
         if d.is_terminal():
             won = d.returns()[self.player] > 0
             return {"then": f"nothing: the game is over, you {'win' if won else 'lose'}",
@@ -440,42 +511,44 @@ class _Planner:
         if len(legal) == 1:
             return {"then": d.action_string(self.player, legal[0]), "value": None,
                     "stderr": None, "iterations": 0, "at": d.phase}
-        node = self.bot.search_engine.node_stats(d)
-        if node is not None and node["visits"] >= (iters if search else ANSWER_TREE_VISITS) \
-                and node["player"] == self.player and "value" in node["actions"][0]:
-            # the main search went through this decision more often than a
-            # search of the responses would: its statistics are the answer
-            best = _likeliest(node["actions"])
-            n = max(1, best["visits"])
-            return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
-                    "value": best["value"],
-                    "stderr": sqrt(best["value"] * (1 - best["value"]) / n) if n > 1 else 1.0,
-                    "iterations": node["visits"], "at": d.phase}
-        if not search:
-            return None
-        engine = self.bot.new_engine(self.rng.randrange(2**62))
-        st = engine.search(d, iterations=iters, time_limit=self._time_for(iters))
-        self.iterations_used += st["iterations"]
-        best = _likeliest(st["actions"])
-        return {"then": d.action_string(self.player, best["action"]), "id": best["action"],
-                "value": best["value"], "stderr": best["stderr"],
-                "iterations": st["iterations"], "at": d.phase}
+        node = None if first is not None else self.bot.search_engine.node_stats(d)
+        pooled: dict[int, list[float]] = {} if first is None else \
+            {a: list(v) for a, v in first["_pooled"].items()}
+        done = 0 if first is None else first["iterations"]
+        if node is not None and node["player"] == self.player and node["actions"] \
+                and "value" in node["actions"][0]:
+            for r in node["actions"]:
+                pooled[r["action"]] = [r["visits"], r["value"] * r["visits"]]
+            done = node["visits"]
+        if first is not None or done < TREE_ENOUGH * iters:
+            engine = self.bot.new_engine(self.rng.randrange(2**62))
+            st = engine.search(d, iterations=iters, time_limit=self._time_for(iters))
+            self.iterations_used += st["iterations"]
+            done += st["iterations"]
+            for r in st["actions"]:
+                v = pooled.setdefault(r["action"], [0, 0.0])
+                v[0] += r["visits"]
+                v[1] += r["value"] * r["visits"]
+        order = sorted(pooled.items(), key=lambda kv: (kv[1][0], kv[1][1]), reverse=True)
+        action, (n, wins) = order[0]
+        value = wins / n if n else 0.0
+        return {"then": d.action_string(self.player, action), "id": action,
+                "value": value,
+                "stderr": sqrt(value * (1 - value) / n) if n > 1 else 1.0,
+                "iterations": done, "at": d.phase, "_pooled": pooled,
+                "_close": order[1][1][0] / n if len(order) > 1 and n else 0.0}
 
-    def _response(self, key: tuple, cls: dict[tuple, list], total: float, iters: int,
-                  positions: list | None) -> dict[str, Any]:
-        """One reply (``total`` its probability) with the answer to each of its
-        chance classes ``cls`` (events -> ([(weight, position)], searched)): a
-        search for the classes chosen to be searched, the main tree's statistics
-        for the others where it went there often enough."""
+    def _response(self, key: tuple, cls: dict[tuple, list], total: float,
+                  answers: dict[tuple, tuple], positions: list | None) -> dict[str, Any]:
+        """One reply (``total`` its probability) with the answer to each of
+        its chance classes ``cls`` (events -> [(weight, position)]),
+        ``answers[events]`` = (position, answer)."""
         phase, text = key
-        ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1][0]))
+        ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1]))
         answered = []
-        for events, (items, search) in ranked:
+        for events, items in ranked:
             weight = sum(w for w, _ in items)
-            d = max(items, key=lambda x: x[0])[1]
-            ans = self._answer(d, iters, search)
-            if ans is None:   # a class beyond the searches, and the main tree seldom there
-                continue
+            d, ans = answers[events]
             answered.append((events, weight, ans))
             if positions is not None and ans["iterations"]:
                 positions.append({"if": f"{SIDES[self.opp]} {text}", "then": ans["then"],
@@ -558,22 +631,108 @@ def _faces(values: set[int], sides: int) -> str:
     return ", ".join(map(str, v[:-1])) + f" or {v[-1]}"
 
 
+def _band(spare: int) -> tuple[int, int]:
+    """The band of a roll's spare margin (0: exactly enough to succeed):
+    2 or more (a modifier of 2 against it still leaves it succeeding), 0-1,
+    -2 to -1 (a modifier of 2 for it turns it), -3 or less."""
+    if spare >= 2:
+        return 2, 99
+    if spare >= 0:
+        return 0, 1
+    if spare >= -2:
+        return -2, -1
+    return -99, -3
+
+
+def _span(lo: int, hi: int, low: int, high: int) -> str:
+    """lo..hi among the possible low..high in words: "4 or more", "-2 to 0"."""
+    if lo == hi:
+        return str(lo)
+    if hi >= high:
+        return f"{lo} or more"
+    if lo <= low:
+        return f"{hi} or less"
+    return f"{lo}-{hi}" if lo >= 0 else f"{lo} to {hi}"
+
+
+def _margin_words(label: str, need: int | None, values: set[int], low: int,
+                  high: int) -> str:
+    """A roll's class (its totals or margins ``values``) in words."""
+    v = sorted(values)
+    runs: list[list[int]] = []
+    for x in v:
+        if runs and x == runs[-1][-1] + 1:
+            runs[-1].append(x)
+        else:
+            runs.append([x])
+    words = " or ".join(_span(r[0], r[-1], low, high) for r in runs)
+    threshold = 1 if need is None else need
+    if v[0] >= threshold:
+        verdict = "succeeds as rolled"
+    elif v[-1] < threshold:
+        verdict = "fails as rolled"
+    else:
+        verdict = None
+    extra = f"needs {need}" if need is not None else None
+    note = "; ".join(x for x in (extra, verdict) if x)
+    return f"{label} is {words}" + (f" ({note})" if note else "")
+
+
+def _class_sets(events: tuple) -> dict[str, tuple]:
+    """One class's events as label -> (values, margin info or None)."""
+    out: dict[str, tuple] = {}
+    for ev in events:
+        if ev[0] == "margin":
+            _, label, need, lo, hi, low, high = ev
+            out[label] = (frozenset(range(lo, hi + 1)), (need, low, high))
+        else:
+            out[ev[0]] = (frozenset([ev[1]]), None)
+    return out
+
+
 def _describe_events(classes: list[tuple], sides: int) -> str:
-    """The chance outcome classes of a merged answer in a player's words."""
+    """The chance outcome classes of a merged answer in a player's words:
+    classes that differ in one roll only are joined (its values united),
+    the rest listed with "or"; a roll all of whose outcomes are in the
+    class is left out (it does not matter)."""
     if not any(classes):
         return "always"
-    labels: dict[str, set] = defaultdict(set)
-    order: list[str] = []
-    for events in classes:
-        for label, value in events:
-            if label not in labels:
-                order.append(label)
-            labels[label].add(value)
-    parts = []
-    for label in order:
-        top = sides if "roll" in label else max(labels[label])
-        parts.append(f"{label} is {_faces(labels[label], top)}")
-    return "if " + " and ".join(parts)
+    items = [_class_sets(c) for c in classes]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                a, b = items[i], items[j]
+                if a.keys() != b.keys():
+                    continue
+                diff = [k for k in a if a[k][0] != b[k][0]]
+                if len(diff) <= 1:
+                    c = dict(a)
+                    for k in diff:
+                        c[k] = (a[k][0] | b[k][0], a[k][1])
+                    items[i] = c
+                    del items[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    texts = []
+    for item in items:
+        parts = []
+        for label, (values, margin) in item.items():
+            if margin is not None:
+                need, low, high = margin
+                if values >= set(range(low, high + 1)):
+                    continue   # every roll of it leads here: it does not matter
+                parts.append(_margin_words(label, need, set(values), low, high))
+            else:
+                top = sides if "roll" in label or "die" in label else max(values)
+                parts.append(f"{label} is {_faces(set(values), top)}")
+        if not parts:
+            return "whatever the dice"
+        texts.append(" and ".join(parts))
+    return "if " + "; or if ".join(texts)
 
 
 def _percent(x: float) -> str:

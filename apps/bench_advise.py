@@ -13,7 +13,11 @@ written to results/bench-advise.json.
   each example, target the same in at least 4 of 5;
 - agreement: each response's answer (``then``) against a separate search at
   four times its iterations from the position after the reply, target at
-  least 80% agreement.
+  least 80% agreement.  The check is a search too, and noisy: a second
+  check at four times the budget with another seed, compared with the
+  first, gives the rate at which the check agrees with itself
+  (``check_self_agreement_rate``), the ceiling any answer can reach
+  against one check.
 """
 
 from __future__ import annotations
@@ -92,6 +96,8 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
     rows = []
     agreements: list[bool] = []
     equivalents: list[bool] = []
+    selfs: list[bool] = []
+    by_phase: dict[str, list[int]] = {}   # step of the answer -> [checked, agreeing, self]
     with tempfile.TemporaryDirectory() as tmp:
         for label, path in _states(Path(tmp)):
             state = load(path, seed=0)
@@ -101,12 +107,18 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
             seconds = perf_counter() - t0
             player = core.current_player()
             decides = opponent_decides(core, a["recommended_id"], seed=1)
-            agree, near = [], []
+            agree, near, same = [], [], []
             for k, pos in enumerate(a.pop("_positions")):
                 d = pos["position"]
-                check = make_bot(f"ismcts:iterations={4 * pos['iterations']}", player,
-                                 1000 + k).analyse(d)
+                spec = f"ismcts:iterations={4 * pos['iterations']}"
+                check = make_bot(spec, player, 1000 + k).analyse(d)
                 agree.append(d.action_string(player, check["action"]) == pos["then"])
+                again = make_bot(spec, player, 2000 + k).analyse(d)
+                same.append(again["action"] == check["action"])
+                tally = by_phase.setdefault(d.phase, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += agree[-1]
+                tally[2] += same[-1]
                 # as good within the check's noise: its value of our answer within
                 # two standard errors (at least 0.02) of its best action's
                 rows_ = {r["action"]: r for r in check["stats"]["actions"]}
@@ -117,12 +129,14 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
                     0.02, 2 * sqrt(top["stderr"] ** 2 + ours["stderr"] ** 2)))
             agreements += agree
             equivalents += near
+            selfs += same
             row = {"state": label, "phase": a["phase"], "to_move": a["to_move"],
                    "recommended": a["recommended"], "seconds": round(seconds, 3),
                    "search_seconds": round(a["stats"]["seconds"], 3),
                    "opponent_decides": decides, "responses": len(a["responses"]),
                    "responses_note": a["responses_note"],
-                   "answers_checked": len(agree), "answers_agreeing": sum(agree)}
+                   "answers_checked": len(agree), "answers_agreeing": sum(agree),
+                   "checks_agreeing_with_themselves": sum(same)}
             rows.append(row)
             log(f"{label}: {a['phase']}, {row['responses']} responses (engine: opponent "
                 f"{'decides' if decides else 'cannot decide'}), {seconds:.2f} s, "
@@ -156,6 +170,10 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
         "answers_as_good_within_noise": sum(equivalents),
         "as_good_within_noise_rate": round(sum(equivalents) / len(equivalents), 3)
         if equivalents else None,
+        "check_self_agreement": sum(selfs),
+        "check_self_agreement_rate": round(sum(selfs) / len(selfs), 3) if selfs else None,
+        "answers_by_step": {k: {"checked": v[0], "agreeing": v[1], "check_self_agreeing": v[2]}
+                            for k, v in sorted(by_phase.items())},
         "targets": {
             "responses_whenever_opponent_decides": not missing,
             "median_within_2s": median <= TARGET_SECONDS,
@@ -168,6 +186,8 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
                       "as many iterations again), seed 0, per state; opponent_decides from "
                       "apps.bench_advise.opponent_decides; agreement: ismcts at 4x the "
                       "answer's iterations, another seed, from the position after the reply; "
+                      "check_self_agreement: a second such check (a third seed) against "
+                      "the first, the ceiling of the agreement; "
                       "seconds are wall-clock on a shared machine",
         },
         "meta": {"wildhorn_solve": __version__, "python": platform.python_version(),

@@ -223,19 +223,22 @@ def test_responses_are_replies_with_probabilities_and_answers():
     jsonschema.validate(out, SCHEMA)
 
 
-def test_outcomes_of_a_die_in_words():
-    """german-escort: dice fall between the escort decision and the Polish
-    replies in the modifier window: the answers come per class of rolls."""
+def test_outcomes_of_an_attack_in_words():
+    """german-escort: the Polish attack's two dice fall between the escort
+    decision and the answers: each reply's answers come per class of the
+    attack's margin as rolled (attack total minus defence total), every
+    class answered (none left 'not analysed'), classes with the same answer
+    merged."""
     out = advise(_example("german-escort.json"), iterations=3000, seed=1)
     outcomes = [o for r in out["responses"] for o in r.get("outcomes", [])]
     assert outcomes
-    assert any("roll is" in o["when"] for o in outcomes)
+    assert any("attack total minus your defence total is" in o["when"] for o in outcomes)
     for r in out["responses"]:
         if "outcomes" in r:
             covered = sum(o["probability"] for o in r["outcomes"])
-            assert 0 < covered <= 1 + 1e-3
-            assert abs(covered - r["outcomes_covered"]) < 1e-3
+            assert abs(covered - 1) < 1e-3 and abs(r["outcomes_covered"] - 1) < 1e-3
             assert len({o["then"] for o in r["outcomes"]}) == len(r["outcomes"])  # merged
+    assert "not analysed" not in format_advice(out)
 
 
 def test_faces_in_words():
@@ -244,17 +247,77 @@ def test_faces_in_words():
     assert _faces({1, 2, 3}, 6) == "3 or less"
     assert _faces({2, 3}, 6) == "2-3"
     assert _faces({2, 5}, 6) == "2 or 5"
-    assert _describe_events([(("your search roll", 4),), (("your search roll", 5),),
-                             (("your search roll", 6),)], 6) == "if your search roll is 4 or more"
+    assert _describe_events([(("the die", 4),), (("the die", 5),),
+                             (("the die", 6),)], 6) == "if the die is 4 or more"
+
+
+def test_rolls_classed_by_the_number_needed():
+    """A search's roll is classed by its total against the number needed, in
+    bands a modifier of 2 can or cannot turn; an attack's by its margin."""
+    from apps.advise import _band, _describe_events
+    assert [_band(m) for m in (3, 2, 1, 0, -1, -2, -3)] == [
+        (2, 99), (2, 99), (0, 1), (0, 1), (-2, -1), (-2, -1), (-99, -3)]
+    # your search needs 4, die 1..6 without modifiers
+    search = lambda lo, hi: ("margin", "your search total", 4, lo, hi, 1, 6)  # noqa: E731
+    assert _describe_events([(search(6, 6),)], 6) == \
+        "if your search total is 6 (needs 4; succeeds as rolled)"
+    assert _describe_events([(search(4, 5),), (search(2, 3),)], 6) == \
+        "if your search total is 2-5 (needs 4)"
+    assert _describe_events([(search(1, 1),)], 6) == \
+        "if your search total is 1 (needs 4; fails as rolled)"
+    assert _describe_events([(search(1, 3),)], 6) == \
+        "if your search total is 3 or less (needs 4; fails as rolled)"
+    # the classes of one answer cover every roll: the roll does not matter
+    assert _describe_events([(search(1, 1),), (search(2, 3),), (search(4, 5),),
+                             (search(6, 6),)], 6) == "whatever the dice"
+    attack = ("margin", "your attack total minus the German's defence total", None, 1, 2,
+              -5, 5)
+    assert _describe_events([(attack,)], 6) == (
+        "if your attack total minus the German's defence total is 1-2 (succeeds as rolled)")
+
+
+def test_attack_margin_event_from_the_engine():
+    """The class of an attack is read from the engine's pending attack (its
+    cards' bullets and the dice) once the defence die falls."""
+    from apps.advise import _Planner
+    state = _example("german-escort.json")
+    core = state.core
+    out = advise(state, iterations=300, seed=1, responses=False)
+    planner = _Planner(None, core, core.current_player(), 1, 300, "heuristic")
+    seen = 0
+    for _ in range(200):
+        s = core.resample(core.current_player(), seen + 1000)
+        s.apply(out["recommended_id"])
+        while not s.is_terminal() and not (s.is_chance() and s.phase == "roll"):
+            if s.is_chance():
+                s.apply(s.chance_outcomes()[0][0])
+            else:
+                s.apply(s.legal_actions()[-1])
+            if s.phase == "actions":
+                break
+        if not (s.is_chance() and s.phase == "roll") or s.pending["kind"] != "attack":
+            continue
+        assert planner._chance_event(s, 5) is None      # the attack die alone: no class yet
+        q = s.pending
+        s.apply(5)
+        ev = planner._chance_event(s, 0)                 # a 6 against a 1
+        bullets = planner._bullets(q["card"]) - planner._bullets(q["defender"])
+        margin = 5 + bullets
+        assert ev[0] == "margin" and ev[3] <= margin <= ev[4]
+        assert ev[5] == 1 - 6 + bullets and ev[6] == 6 - 1 + bullets
+        seen += 1
+        break
+    assert seen
 
 
 def test_responses_whenever_the_opponent_decides(tmp_path):
     """On seeded random states of every kind: where the engine (an
     independent walk) shows an opponent decision before the player's next
     free decision, the responses are non-empty; where they are empty, a
-    note says why."""
+    note says why.  Where chance falls before an answer, every outcome
+    class met is answered (none 'not analysed') and described in words."""
     from solver.state_io import write_random_states
-    checked = 0
+    checked = with_outcomes = 0
     for path in write_random_states(10, 5, tmp_path):
         state = load(path)
         out = advise(state, iterations=400, seed=1)
@@ -263,7 +326,14 @@ def test_responses_whenever_the_opponent_decides(tmp_path):
             assert out["responses"], (path.name, out["responses_note"])
         if not out["responses"]:
             assert out["responses_note"] and "cannot act" in out["responses_note"]
-    assert checked >= 3
+        for r in (x for a in out["actions"] for x in a.get("responses", [])):
+            if "outcomes" in r:
+                with_outcomes += 1
+                assert abs(r["outcomes_covered"] - 1) < 2e-3, (path.name, r)
+                assert all(o["when"].startswith("if ") or o["when"] in
+                           ("always", "whatever the dice") for o in r["outcomes"])
+        assert "not analysed" not in format_advice(out)
+    assert checked >= 3 and with_outcomes >= 1
 
 
 def test_no_reply_has_a_reason():
