@@ -678,7 +678,7 @@ class PlaySession:
         if len(legal) == 1:
             action = legal[0]
         else:
-            bot = make_bot(self.bot_spec, side, self.bot_seed())
+            bot = make_bot(self.bot_spec, side, self.bot_seed(), interactive=True)
             self.flush_events()
             if self.out.isatty() and not silent:
                 with self.console.status("Bot is thinking..."):

@@ -126,7 +126,7 @@ def bot_search(game_params: dict[str, Any], core_bytes: bytes, spec: str, player
     """The bot's move (run in a child process): action, win estimates, alternatives."""
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
-    result = make_bot(spec, player, seed).analyse(core)
+    result = make_bot(spec, player, seed, interactive=True).analyse(core)
     value = result.get("value")
     return {"action": int(result["action"]),
             "value": None if value is None else [float(value[0]), float(value[1])],
@@ -152,7 +152,8 @@ def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, se
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)
-    stats = make_bot(f"ismcts:iterations={iterations}", human, seed).analyse(sampled)["stats"]
+    stats = make_bot(f"ismcts:iterations={iterations}", human, seed,
+                     interactive=True).analyse(sampled)["stats"]
     rows = {r["action"]: r for r in stats["actions"]}
     best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
     mine = rows.get(chosen)
