@@ -352,10 +352,16 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
                 busy = (after[0] - before[0] + after[2] - before[2]) / ticks
                 others[n].append(max(0.0, busy - used) / (wall * machine))
     median = {n: statistics.median(v) for n, v in rates.items()}
+    per_cpu = {n: statistics.median(r / c for r, c in zip(rates[n], cpu[n]) if c > 0)
+               for n in counts}
     return {
         "ismcts_iters_per_s_by_threads": {str(n): round(median[n]) for n in counts},
         "thread_efficiency": round(median[cores] / (cores * median[1]), 3),
         "thread_cores": cores,
+        # iterations per CPU second with all cores over with one: 1 if the
+        # threads, when they run, iterate as fast as one thread alone (the
+        # rest of a shortfall is time the threads did not get a CPU)
+        "thread_efficiency_per_cpu_second": round(per_cpu[cores] / per_cpu[1], 3),
         "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu[n]), 2)
                                            for n in counts},
         "thread_others_cpu_share_by_threads": {

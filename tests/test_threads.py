@@ -5,6 +5,7 @@ thread (fake clock); the registry's option and its interactive default."""
 import pyspiel
 import pytest
 
+from apps.server.games import Limits, cap_spec
 from bots import BotSpecError, make_bot, parse_spec
 from bots._budget import CHUNK, run_parallel
 from bots._ismcts import ISMCTS, iteration_shares, thread_seed
@@ -131,3 +132,9 @@ def test_interactive_default_is_the_cores_and_tournaments_one():
     assert make_bot("ismcts:iterations=10,threads=3", 0, interactive=True) \
         .search_engine.threads == 3
     assert make_bot("oos:iterations=10", 0, interactive=True) is not None
+
+
+def test_the_server_caps_the_threads_of_a_search():
+    assert "threads=2" in cap_spec("ismcts:time=1,threads=200", Limits(max_threads=2))
+    assert "threads=1" in cap_spec("ismcts:time=1,threads=1", Limits(max_threads=2))
+    assert Limits().max_threads == available_cores()

@@ -24,7 +24,7 @@ import random
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,6 +35,7 @@ from apps.advise import advise
 from apps.play import SIDES, TITLES, PlaySession, write_atomic
 from apps.narration import Narrator
 from bots import BotSpecError, make_bot, parse_spec
+from bots.registry import available_cores
 from solver._core import Core
 from solver.errors import (IllegalActionError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
@@ -55,6 +56,7 @@ class Limits:
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
     review_iterations: int = 1000   # the search that rates each decision in a review
     max_games: int = 200            # games held at once
+    max_threads: int = field(default_factory=available_cores)  # ISMCTS threads per search
 
 
 def cap_spec(spec: str, limits: Limits) -> str:
@@ -68,6 +70,8 @@ def cap_spec(spec: str, limits: Limits) -> str:
         if "iterations" in options:
             options["iterations"] = min(int(options["iterations"]), limits.max_iterations)
         options["nodes"] = min(int(options.get("nodes", 1_000_000)), limits.max_nodes)
+        if "threads" in options:
+            options["threads"] = min(int(options["threads"]), limits.max_threads)
     elif name == "openspiel-ismcts":
         if "time" in options:
             options["time"] = min(float(options["time"]), limits.max_time)
