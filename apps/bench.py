@@ -320,6 +320,17 @@ def _cpu_jiffies() -> tuple[int, int, int] | None:
     return sum(fields[:8]) - idle - steal, idle, steal
 
 
+def _autogroup() -> bool | None:
+    """True if Linux's scheduler groups processes by session (autogroup):
+    then a process's threads share its session's fair share of the CPUs,
+    and while another session keeps the cores busy, two threads get about
+    the CPU one would.  None where the kernel does not say."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return None
+
+
 def bench_threads(state: pyspiel.State, repeats: int = 5,
                   per_thread: int = 4000) -> dict[str, Any]:
     """ISMCTS iterations per second with 1, 2, 4... threads (root
@@ -367,6 +378,7 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
         "thread_others_cpu_share_by_threads": {
             str(n): round(statistics.median(others[n]), 3) if others[n] else None
             for n in counts},
+        "thread_scheduler_autogroup": _autogroup(),
         "thread_method": f"medians of {repeats} interleaved repeats; {per_thread} iterations "
                          f"per thread from the opening; bot defaults {options} but threads",
     }
@@ -438,6 +450,10 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
                     "threads": threads["thread_method"] + "; thread_efficiency = iterations/s "
                                "with all cores / (cores x with one); cpu_per_wall is the "
                                "process's CPU seconds per wall second, others_cpu_share the "
-                               "machine's CPU taken by other processes and steal meanwhile"}
+                               "machine's CPU taken by other processes and steal meanwhile; "
+                               "with thread_scheduler_autogroup, the threads share one "
+                               "session's fair share of the CPUs, so another busy session "
+                               "bounds thread_efficiency by that share (cpu_per_wall then "
+                               "stays near 1 for every thread count), whatever the search does"}
     out["meta"] = _meta()
     return out
