@@ -138,3 +138,11 @@ def test_the_server_caps_the_threads_of_a_search():
     assert "threads=2" in cap_spec("ismcts:time=1,threads=200", Limits(max_threads=2))
     assert "threads=1" in cap_spec("ismcts:time=1,threads=1", Limits(max_threads=2))
     assert Limits().max_threads == available_cores()
+
+
+def test_the_tournament_help_says_its_bots_search_with_one_thread(capsys):
+    from apps.cli import build_parser
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["tournament", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "one thread here unless its spec says threads=N" in text
