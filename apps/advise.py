@@ -143,9 +143,9 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     player = core.current_player()
     name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:
-        bot = bot_from_options(name, options, player, seed)
+        bot = bot_from_options(name, options, player, seed, interactive=True)
     else:
-        bot = make_bot(bot_spec, player, seed)
+        bot = make_bot(bot_spec, player, seed, interactive=True)
     if opponent_plays and isinstance(bot, SearchBot):
         observations = Observations(core.config, player)
         for before, action in opponent_plays:

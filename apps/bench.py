@@ -23,6 +23,7 @@ import pyspiel
 
 import solver
 from bots._ismcts import ISMCTS
+from bots.registry import available_cores, engine_options
 from solver._core import Core
 from solver._tree import playout_stats, tree_size
 from solver.game import VARIANTS, make_config
@@ -297,6 +298,92 @@ def _advise_figures() -> dict[str, Any]:
             "advise_agreement_5_seeds": agreement}
 
 
+def thread_counts(cores: int) -> list[int]:
+    """1, 2, every power of two up to ``cores``, and ``cores`` itself."""
+    counts, n = [1, 2], 4
+    while n <= cores:
+        counts.append(n)
+        n *= 2
+    return sorted(set(counts + [cores]))
+
+
+def _cpu_jiffies() -> tuple[int, int, int] | None:
+    """The machine's CPU time from /proc/stat in ticks: (busy, idle, steal),
+    or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    steal = fields[7] if len(fields) > 7 else 0
+    return sum(fields[:8]) - idle - steal, idle, steal
+
+
+def _autogroup() -> bool | None:
+    """True if Linux's scheduler groups processes by session (autogroup):
+    then a process's threads share its session's fair share of the CPUs,
+    and while another session keeps the cores busy, two threads get about
+    the CPU one would.  None where the kernel does not say."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return None
+
+
+def bench_threads(state: pyspiel.State, repeats: int = 5,
+                  per_thread: int = 4000) -> dict[str, Any]:
+    """ISMCTS iterations per second with 1, 2, 4... threads (root
+    parallelisation) from ``state``, with the bot's default options (the
+    registry's: heuristic rollouts and prior); each thread does
+    ``per_thread`` iterations, as under a time budget each thread's tree
+    grows as one thread's would.  The thread counts are interleaved within
+    each repeat, so the machine's other load falls on all of them alike.
+    Besides the rates, per thread count: the process's CPU seconds per wall
+    second (N if the threads ran all the time), and the share of the
+    machine's CPU that other processes and the hypervisor (steal) took
+    meanwhile, which says why a rate falls short."""
+    cores = available_cores()
+    counts = thread_counts(cores)
+    options = engine_options("ismcts", {})
+    rates: dict[int, list[float]] = {n: [] for n in counts}
+    cpu: dict[int, list[float]] = {n: [] for n in counts}
+    others: dict[int, list[float]] = {n: [] for n in counts}
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    machine = os.cpu_count() or 1
+    for r in range(repeats):
+        for n in counts:
+            engine = ISMCTS(seed=r, **{**options, "threads": n})
+            before, c0, t0 = _cpu_jiffies(), time.process_time(), time.perf_counter()
+            stats = engine.search(state.core, iterations=per_thread * n)
+            wall, used, after = time.perf_counter() - t0, time.process_time() - c0, _cpu_jiffies()
+            rates[n].append(stats["iterations"] / stats["seconds"])
+            cpu[n].append(used / wall)
+            if before is not None and after is not None:
+                busy = (after[0] - before[0] + after[2] - before[2]) / ticks
+                others[n].append(max(0.0, busy - used) / (wall * machine))
+    median = {n: statistics.median(v) for n, v in rates.items()}
+    per_cpu = {n: statistics.median(r / c for r, c in zip(rates[n], cpu[n]) if c > 0)
+               for n in counts}
+    return {
+        "ismcts_iters_per_s_by_threads": {str(n): round(median[n]) for n in counts},
+        "thread_efficiency": round(median[cores] / (cores * median[1]), 3),
+        "thread_cores": cores,
+        # iterations per CPU second with all cores over with one: 1 if the
+        # threads, when they run, iterate as fast as one thread alone (the
+        # rest of a shortfall is time the threads did not get a CPU)
+        "thread_efficiency_per_cpu_second": round(per_cpu[cores] / per_cpu[1], 3),
+        "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu[n]), 2)
+                                           for n in counts},
+        "thread_others_cpu_share_by_threads": {
+            str(n): round(statistics.median(others[n]), 3) if others[n] else None
+            for n in counts},
+        "thread_scheduler_autogroup": _autogroup(),
+        "thread_method": f"medians of {repeats} interleaved repeats; {per_thread} iterations "
+                         f"per thread from the opening; bot defaults {options} but threads",
+    }
+
+
 def bench_search(repeats: int = 3, iterations: int = 20000,
                  ref_simulations: int = 300) -> dict[str, Any]:
     """ISMCTS speed from the opening and mid-game, its memory at 100k
@@ -309,6 +396,9 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
     game = pyspiel.load_game("wildhorn")
     opening = _opening(game, 1)
     midgame = _midgame(game, 2)
+    # first, before the process holds a 100k-iteration tree and OpenSpiel's
+    # Python search has run
+    threads = bench_threads(opening, repeats=max(repeats, 5))
 
     def rate(state, rollout):
         out = []
@@ -341,12 +431,14 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
         "process_peak_rss_bytes_after_100k": rss_after,
         "ref_openspiel_ismcts_iters_per_s_opening": round(statistics.median(ref), 1),
     }
+    out.update({k: v for k, v in threads.items() if k != "thread_method"})
     out.update(_advise_figures())
     out["ratio_vs_openspiel_opening"] = round(
         out["ismcts_iters_per_s_opening_random_rollout"] / out["ref_openspiel_ismcts_iters_per_s_opening"], 1)
     out["targets"] = {
         "opening_ge_20000_per_s": out["ismcts_iters_per_s_opening"] >= 20000,
         "ratio_vs_openspiel_ge_20": out["ratio_vs_openspiel_opening"] >= 20,
+        "thread_efficiency_ge_0_85": out["thread_efficiency"] >= 0.85,
         "advise_within_2s": (out["advise_seconds_default_budget_max"] or 99) <= 2.0,
         "advise_agrees_4_of_5": bool(out["advise_agreement_5_seeds"]) and all(
             v >= 4 for v in out["advise_agreement_5_seeds"].values()),
@@ -354,6 +446,14 @@ def bench_search(repeats: int = 3, iterations: int = 20000,
     out["notes"] = {"method": f"medians of {repeats} searches of {iterations} iterations "
                               f"(uct_c 1.4, plain UCB: prior 0); OpenSpiel's Python ISMCTSBot with "
                               f"{ref_simulations} simulations and a random rollout; the "
-                              "ratio compares both with random rollouts"}
+                              "ratio compares both with random rollouts",
+                    "threads": threads["thread_method"] + "; thread_efficiency = iterations/s "
+                               "with all cores / (cores x with one); cpu_per_wall is the "
+                               "process's CPU seconds per wall second, others_cpu_share the "
+                               "machine's CPU taken by other processes and steal meanwhile; "
+                               "with thread_scheduler_autogroup, the threads share one "
+                               "session's fair share of the CPUs, so another busy session "
+                               "bounds thread_efficiency by that share (cpu_per_wall then "
+                               "stays near 1 for every thread count), whatever the search does"}
     out["meta"] = _meta()
     return out

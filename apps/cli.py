@@ -374,7 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "for self-play)")
     tour.add_argument("--jobs", type=int, default=1,
                       help="worker processes, or with --backend ray games in flight (and the "
-                           "CPUs of a local Ray instance) (default 1)")
+                           "CPUs of a local Ray instance) (default 1); a bot searches with one "
+                           "thread here unless its spec says threads=N (play, advise and serve "
+                           "default to every core): the jobs fill the cores")
     tour.add_argument("--backend", choices=("local", "ray"), default="local",
                       help="local processes (default) or Ray tasks (pip install "
                            "'wildhorn-solve[ray]'); the results are the same")

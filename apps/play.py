@@ -685,7 +685,7 @@ class PlaySession:
         if len(legal) == 1:
             action = legal[0]
         else:
-            bot = make_bot(self.bot_spec, side, self.bot_seed())
+            bot = make_bot(self.bot_spec, side, self.bot_seed(), interactive=True)
             kwargs: dict[str, Any] = {}
             if isinstance(bot, SearchBot):   # what the bot saw, for inference=heuristic
                 kwargs["observations"] = Observations(self.config, side)

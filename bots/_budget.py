@@ -4,9 +4,10 @@ two sides with their intervals."""
 
 from __future__ import annotations
 
+import threading
 from math import sqrt
 from time import perf_counter
-from typing import Callable
+from typing import Callable, Sequence
 
 CHUNK = 64  # iterations between two looks at the clock
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
@@ -27,6 +28,49 @@ def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) ->
         t = now()
         if (iterations > 0 and done >= iterations) or t >= deadline:
             return done, t - t0
+
+
+def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
+                 time_limit: float) -> tuple[list[int], float]:
+    """Runs each ``runs[i]`` on its own thread (``runs[0]`` on the calling
+    one), in chunks as :func:`run_budget` does, until it has done
+    ``shares[i]`` iterations or the one deadline ``time_limit`` seconds from
+    now has passed, the first reached (a share of 0: the deadline only).
+    Each ``run`` must release the GIL while it iterates; only the chunk
+    loop below holds it, once per ``CHUNK`` iterations.  Returns (iterations
+    done per run, seconds until the last thread stopped).  An exception in
+    any thread stops the others at their next chunk and is raised here once
+    all have stopped."""
+    if len(runs) != len(shares):
+        raise ValueError("one share per run")
+    if time_limit <= 0.0 and any(n <= 0 for n in shares):
+        raise ValueError("give iterations or time_limit")
+    now = clock
+    t0 = now()
+    deadline = t0 + time_limit if time_limit > 0 else float("inf")
+    done = [0] * len(runs)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        run, share = runs[i], shares[i]
+        try:
+            while True:
+                done[i] += run(CHUNK if share <= 0 else min(CHUNK, share - done[i]))
+                if (share > 0 and done[i] >= share) or now() >= deadline or errors:
+                    return
+        except BaseException as error:  # re-raised by the caller's thread
+            errors.append(error)
+
+    workers = [threading.Thread(target=work, args=(i,), name=f"search-{i}", daemon=True)
+               for i in range(1, len(runs))]
+    for w in workers:
+        w.start()
+    work(0)
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
+    return done, now() - t0
 
 
 def win_probabilities(player: int, p: float, n: float) -> tuple[list[float], list[list[float]]]:

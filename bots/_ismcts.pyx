@@ -14,12 +14,19 @@ sampled.  One node is added per iteration; a playout finishes the game.
 Rewards are wins (1) and losses (0) of the node's player, so a mean is a win
 probability.  Everything per iteration runs in C without the GIL and without
 Python objects.
+
+Root parallelisation (``threads`` > 1): the search keeps ``threads``
+independent trees, each with its own random stream (``thread_seed``) and a
+share of the node cap, and runs each tree's iterations on its own native
+thread without the GIL (bots._budget.run_parallel); the root's statistics
+(visits and wins per action) are the sums over the trees.  Tree 0 is this
+object's own, seeded with ``seed``, so one thread is the one-tree search.
 """
 
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
-from bots._budget import run_budget, win_probabilities
+from bots._budget import run_budget, run_parallel, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
@@ -44,6 +51,26 @@ ctypedef struct Edge:
 cdef double TIE_TOLERANCE = 1e-5  # UCB scores this close to the best tie (is_mcts.cc's kTieTolerance)
 
 
+def thread_seed(seed, int index):
+    """The random seed of tree ``index`` of a search seeded ``seed``: the
+    seed itself for tree 0 (so one thread is the one-tree search), else a
+    splitmix64 mix of (seed, index), so each tree has its own stream."""
+    cdef uint64_t z = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    if index == 0:
+        return z
+    z += <uint64_t>index * <uint64_t>0x9E3779B97F4A7C15
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+def iteration_shares(long long iterations, int threads):
+    """``iterations`` split over ``threads`` trees, the first ones taking
+    one more when it does not divide (they sum to ``iterations``)."""
+    return [iterations // threads + (1 if k < iterations % threads else 0)
+            for k in range(threads)]
+
+
 cdef inline Edge* _edges(Tree* t) noexcept nogil:
     """The edge pool as ISMCTS edges (re-read after a node is added)."""
     return <Edge*>t.edges
@@ -66,17 +93,24 @@ cdef class ISMCTS(TreeSearch):
     grow, and 0 turns it off; ``seed``: the searcher's random stream (same
     seed and iteration budget, same result).  Ties in UCB score (within
     ``TIE_TOLERANCE``) are broken at random from that stream, as OpenSpiel's
-    ``is_mcts.cc`` does.  ``inference``: "off" (worlds uniform among the
-    opponent hands consistent with the searcher's information) or
+    ``is_mcts.cc`` does.  The tree, its node cap and its hash-collision
+    policy are bots._searchtree's.  ``inference``: "off" (worlds uniform
+    among the opponent hands consistent with the searcher's information) or
     "heuristic" (worlds weighted by the opponent's observed decisions,
-    bots._inference; it acts when ``search`` is given ``observations``).
-    The tree, its node cap and its hash-collision policy are
-    bots._searchtree's.
+    bots._inference; it acts when ``search`` is given ``observations``; each
+    tree builds its weighted pool from its own random stream).  ``threads``: the trees searched in
+    parallel, one native thread each (see the module's docstring); an
+    iteration budget is split among them (``iteration_shares``: K
+    iterations in all), a time budget is one deadline for all, and the node
+    cap is split too: each tree holds at most ``max_nodes // threads``
+    nodes (at least 1), so memory stays within the one cap.
     """
     cdef readonly double uct_c
     cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
+    cdef readonly int threads      # trees searched in parallel (this one and the helpers)
+    cdef list helpers              # trees 1..threads-1 (ISMCTS searchers of one thread)
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
 
@@ -90,13 +124,15 @@ cdef class ISMCTS(TreeSearch):
         beliefs_free(&self.beliefs)
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
-                 seed=0, double prior=3.0, str inference="off"):
+                 seed=0, double prior=3.0, str inference="off", int threads=1):
         if inference not in INFERENCE:
             raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
                              f"got {inference!r}")
         self.inference = inference
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         if not prior >= 0.0:
             raise ValueError(f"prior must be at least 0, got {prior}")
         self.prior = prior
@@ -104,22 +140,34 @@ cdef class ISMCTS(TreeSearch):
             raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.uct_c = uct_c
         self.rollout = ROLLOUTS[rollout]
-        self._init_tree(sizeof(Edge), max_nodes, seed)
+        self.threads = threads
+        cap = max(1, max_nodes // threads)
+        self._init_tree(sizeof(Edge), cap, seed)
+        self.helpers = [ISMCTS(uct_c, cap, rollout, thread_seed(seed, k), prior, inference)
+                        for k in range(1, threads)]
         self.worlds = 0
         self.first_ties = False
 
     def reset(self):
-        """Forgets the tree (a new search starts from scratch)."""
-        tree_clear(&self.tree)
-        self.worlds = 0
+        """Forgets the trees (a new search starts from scratch)."""
+        cdef ISMCTS t
+        for t in self._trees():
+            tree_clear(&t.tree)
+            t.worlds = 0
+            t.wins = 0
+
+    cdef list _trees(self):
+        return [self] + self.helpers
 
     def _set_tie_break(self, str ties):
         """"random" (the default) or "first": ties in UCB score go to the
         first of the tied legal actions, as before random tie-breaking, for
         the seeded comparison in benchmarks/tie_break.py.  Not a bot option."""
+        cdef ISMCTS t
         if ties not in ("random", "first"):
             raise ValueError(f"ties: expected random or first, got {ties!r}")
-        self.first_ties = ties == "first"
+        for t in self._trees():
+            t.first_ties = ties == "first"
 
     cdef int32_t _random_unvisited(self, Edge* ed, int n, bint preferred_only) noexcept nogil:
         """A uniformly drawn offset among the ``n`` edges at ``ed`` never
@@ -232,13 +280,36 @@ cdef class ISMCTS(TreeSearch):
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
         self.reset()
-        self.wins = 0
-        self.beliefs.n = 0
-        if self.inference != "off":
-            beliefs_build(&self.beliefs, &root.config.c, &root.s, current_player(&root.s),
-                          observations, TRUST, POOL, &self.rng)
-        done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
-        return self._stats(root, current_player(&root.s), done, self.wins, seconds)
+        self._build_beliefs(root, observations)
+        if self.threads == 1:
+            done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
+            by_thread = [done]
+        else:
+            trees = self._trees()
+            shares = (iteration_shares(iterations, self.threads) if iterations > 0
+                      else [0] * self.threads)
+            if iterations > 0:  # a budget below the threads leaves some trees idle
+                trees = [t for t, k in zip(trees, shares) if k > 0]
+                shares = [k for k in shares if k > 0]
+            by_thread, seconds = run_parallel(
+                [(lambda n, t=t: t._run(root, n)) for t in trees], shares, time_limit)
+            done = sum(by_thread)
+        stats = self._stats(root, current_player(&root.s), done, seconds)
+        stats["threads"] = self.threads
+        stats["iterations_by_thread"] = by_thread
+        return stats
+
+    cdef int _build_beliefs(self, Core root, Observations observations) except -1:
+        """Each tree's weighted pool of worlds (bots._inference), drawn from
+        that tree's own random stream; none (uniform worlds) when inference
+        is off."""
+        cdef ISMCTS t
+        for t in self._trees():
+            t.beliefs.n = 0
+            if t.inference != "off":
+                beliefs_build(&t.beliefs, &root.config.c, &root.s, current_player(&root.s),
+                              observations, TRUST, POOL, &t.rng)
+        return 0
 
     def _run(self, Core root, long long n):
         """``n`` iterations from ``root`` without the GIL; returns n."""
@@ -266,11 +337,80 @@ cdef class ISMCTS(TreeSearch):
                  "value": e[k].wins / e[k].h.visits if e[k].h.visits else 0.0}
                 for k in range(self.tree.nodes[node].count)]
 
-    cdef dict _stats(self, Core root, int searcher, long long done, long long wins, double seconds):
-        cdef int32_t node = self._state_node(root)
+    cdef tuple _merged(self, Core state):
+        """The node of ``state``'s player to move summed over the trees:
+        (node visits, [(action, visits, wins)] in the legal actions' order),
+        or None if no tree holds it.  One tree: that tree's figures."""
+        cdef ISMCTS t
+        cdef int32_t node
+        cdef Edge* e
+        cdef int k
+        cdef long long visits = 0
+        merged = None
+        for t in self._trees():
+            node = t._state_node(state)
+            if node < 0:
+                continue
+            e = &_edges(&t.tree)[t.tree.nodes[node].first]
+            visits += t.tree.nodes[node].visits
+            if merged is None:
+                merged = [[e[k].h.action, e[k].h.visits, e[k].wins]
+                          for k in range(t.tree.nodes[node].count)]
+            else:  # the same legal actions, in the same order (the collision policy)
+                for k in range(t.tree.nodes[node].count):
+                    merged[k][1] += e[k].h.visits
+                    merged[k][2] += e[k].wins
+        return None if merged is None else (visits, merged)
+
+    def node_stats(self, Core state):
+        """Statistics of the node of ``state``'s player to move, summed over
+        the trees, or None (used to read recommended replies later in an
+        action's resolution)."""
+        found = self._merged(state)
+        if found is None:
+            return None
+        return {"player": current_player(&state.s), "visits": found[0],
+                "actions": [{"action": a, "visits": v, "value": w / v if v else 0.0}
+                            for a, v, w in found[1]]}
+
+    cdef dict _sizes(self):
+        """Sums over the trees: nodes, edges, collisions, bytes, worlds, wins."""
+        cdef ISMCTS t
+        cdef long long nodes = 0, edges = 0, collisions = 0, worlds = 0, wins = 0
+        cdef size_t size = 0
+        for t in self._trees():
+            nodes += t.tree.n_nodes
+            edges += t.tree.n_edges
+            collisions += t.tree.collisions
+            size += tree_bytes(&t.tree)
+            worlds += t.worlds
+            wins += t.wins
+        return {"nodes": nodes, "edges": edges, "collisions": collisions, "bytes": size,
+                "worlds": worlds, "wins": wins}
+
+    @property
+    def tree_size(self):
+        """Nodes in the trees now."""
+        return self._sizes()["nodes"]
+
+    @property
+    def collisions(self):
+        """Lookups since the trees were last cleared that met a node of
+        another action list under the state's key (see _searchtree.pxd)."""
+        return self._sizes()["collisions"]
+
+    def memory_bytes(self):
+        """Bytes allocated for the trees (nodes, edges, key tables)."""
+        return self._sizes()["bytes"]
+
+    cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
+        sizes = self._sizes()
+        wins = sizes["wins"]
+        found = self._merged(root)
         actions = []
-        for a in (self._edge_stats(node) if node >= 0 else []):
-            mean, visits = a["value"], a["visits"]
+        for action, visits, total in (found[1] if found is not None else []):
+            mean = total / visits if visits else 0.0
+            a = {"action": action, "visits": visits, "value": mean}
             a["stderr"] = sqrt(mean * (1 - mean) / visits) if visits > 1 else 1.0
             actions.append(a)
         total = sum(a["visits"] for a in actions) or 1
@@ -279,7 +419,7 @@ cdef class ISMCTS(TreeSearch):
         # The position's value is that of the recommended (most visited)
         # action: the iterations spent exploring worse actions say little
         # about the position under good play.
-        p = (<double>wins) / done if done else 0.5
+        p = wins / done if done else 0.5
         if actions:
             best = max(actions, key=lambda a: (a["visits"], a["value"]))
             p = best["value"]
@@ -288,7 +428,7 @@ cdef class ISMCTS(TreeSearch):
             n = max(1, done)
         value, ci = win_probabilities(searcher, p, n)
         return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
-                "root_mean": (<double>wins) / done if done else None,
-                "iterations": done, "worlds": self.worlds, "seconds": seconds,
-                "nodes": self.tree.n_nodes, "edges": self.tree.n_edges,
-                "memory_bytes": tree_bytes(&self.tree), "belief_worlds": self.beliefs.n}
+                "root_mean": wins / done if done else None,
+                "iterations": done, "worlds": sizes["worlds"], "seconds": seconds,
+                "nodes": sizes["nodes"], "edges": sizes["edges"], "memory_bytes": sizes["bytes"],
+                "belief_worlds": self.beliefs.n}

@@ -15,6 +15,11 @@ its Cython searcher).  From that table come
 * :func:`spec_help`: the text that documents the spec strings, printed by
   ``wildhorn-solve bots`` and copied into README (a test checks the copy).
 
+A default that depends on where the bot plays is declared once too, in
+:data:`INTERACTIVE_DEFAULTS`: the interactive applications (play, advise,
+the browser server) build their bots with ``interactive=True`` and get it;
+tournaments, benches and scripts get the table's default.
+
 Adding an option is one entry in the table (plus the code that uses it).
 """
 
@@ -42,6 +47,8 @@ INDEX_LIMIT = 2**31 - 1
 TIME_LIMIT = 86_400.0
 # The most iterations a spec may ask for.
 ITERATION_LIMIT = 10**12
+# The most search threads a spec may ask for.
+THREAD_LIMIT = 256
 
 
 def _memory_bytes() -> int:
@@ -56,6 +63,24 @@ def max_nodes() -> int:
     """The largest node cap this machine's memory allows (and 32-bit indices:
     a node has up to a few dozen edges)."""
     return max(1, min(_memory_bytes() // NODE_BYTES, INDEX_LIMIT // 64))
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity; the CPU count
+    where the OS has no affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+# Defaults of the interactive applications (play, advise, the browser
+# server), over the table's: option name -> (the value, as a function of the
+# machine, and its description for the help).  Tournaments keep the table's
+# default (one thread: their --jobs already fills the cores).
+INTERACTIVE_DEFAULTS: dict[str, tuple[Callable[[], Any], str]] = {
+    "threads": (available_cores, "the cores available to the process"),
+}
 
 
 # ---- option kinds: a parser and a description of what it accepts -----------
@@ -234,6 +259,11 @@ BOTS: dict[str, BotEntry] = {
                "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
                low=0.0, high=1e9, engine="prior"),
         INFERENCE,
+        Option("threads", WHOLE, 1, "native threads searching in parallel, one independent "
+               "tree each, their root statistics summed (root parallelisation); the iteration "
+               "budget and the node cap are split among them, so the same seed and iterations "
+               "give the same search for a given N", low=1, high=THREAD_LIMIT,
+               engine="threads"),
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -299,34 +329,47 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def search_defaults(name: str) -> dict[str, Any]:
+def default_of(option: Option, interactive: bool = False) -> Any:
+    """``option``'s default: the table's, or with ``interactive`` (play,
+    advise, the browser server) the one :data:`INTERACTIVE_DEFAULTS` gives."""
+    if interactive and option.name in INTERACTIVE_DEFAULTS:
+        return INTERACTIVE_DEFAULTS[option.name][0]()
+    return option.default
+
+
+def search_defaults(name: str, interactive: bool = False) -> dict[str, Any]:
     """Every option of bot ``name`` with its default (None: unset)."""
-    return {o.name: o.default for o in BOTS[name].options}
+    return {o.name: default_of(o, interactive) for o in BOTS[name].options}
 
 
-def engine_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+def engine_options(name: str, options: dict[str, Any], interactive: bool = False) -> dict[str, Any]:
     """The keyword arguments of bot ``name``'s Cython searcher: every option
     with an ``engine`` keyword, from ``options`` or its default."""
-    return {o.engine: options.get(o.name, o.default) for o in BOTS[name].options if o.engine}
+    return {o.engine: options[o.name] if o.name in options else default_of(o, interactive)
+            for o in BOTS[name].options if o.engine}
 
 
-def make_bot(spec: str, player: int, seed: int = 0) -> Bot:
-    """The bot a spec string names, for ``player``, with ``seed``."""
+def make_bot(spec: str, player: int, seed: int = 0, interactive: bool = False) -> Bot:
+    """The bot a spec string names, for ``player``, with ``seed``;
+    ``interactive``: the defaults of play, advise and the browser server."""
     name, options = parse_spec(spec)
-    return bot_from_options(name, options, player, seed)
+    return bot_from_options(name, options, player, seed, interactive)
 
 
-def bot_from_options(name: str, options: dict[str, Any], player: int, seed: int = 0) -> Bot:
+def bot_from_options(name: str, options: dict[str, Any], player: int, seed: int = 0,
+                     interactive: bool = False) -> Bot:
     """Bot ``name`` built from parsed ``options`` (as :func:`parse_spec`
-    gives them, possibly changed by the caller), the rest from the defaults."""
+    gives them, possibly changed by the caller), the rest from the defaults
+    (``interactive``: those of play, advise and the browser server)."""
     entry = BOTS[name]
     if name in SEARCH_BOTS:
         budget = {k: options.get(k) for k in ("time", "iterations")}
-        rest = {o.name: options.get(o.name, o.default) for o in entry.options
-                if o.engine is None and o.name not in budget}
-        return entry.cls(player, seed, engine_options=engine_options(name, options),
+        rest = {o.name: options[o.name] if o.name in options else default_of(o, interactive)
+                for o in entry.options if o.engine is None and o.name not in budget}
+        return entry.cls(player, seed, engine_options=engine_options(name, options, interactive),
                          **budget, **rest)
-    full = {o.name: options.get(o.name, o.default) for o in entry.options}
+    full = {o.name: options[o.name] if o.name in options else default_of(o, interactive)
+            for o in entry.options}
     return entry.cls(player, seed, **full)
 
 
@@ -338,6 +381,8 @@ def spec_help(width: int = 79) -> str:
         lines += textwrap.wrap(f"{head}  {entry.help}", width, subsequent_indent="    ")
         for o in entry.options:
             default = "" if o.default is None else f"; default {_show(o.default)}"
+            if o.name in INTERACTIVE_DEFAULTS:
+                default += f" ({INTERACTIVE_DEFAULTS[o.name][1]} in play, advise and serve)"
             rng = "" if o.kind is FLAG or (o.low is None and o.upper() is None) \
                 else f"; {o.allowed()}"
             lines += textwrap.wrap(f"{o.name}={_placeholder(o)}: {o.help}{rng}{default}",

@@ -177,6 +177,23 @@ def test_bot_weights_from_the_history_ignore_hidden_cards(twin_games):
     assert ra["stats"]["actions"] == rb["stats"]["actions"]
 
 
+def test_inference_with_threads_each_tree_weighs_and_ignores_hidden_cards(twin_games):
+    """threads=2 with inference: every tree draws its own weighted pool, the
+    search is reproducible, and the twins still give the same search."""
+    initial = GAME.new_initial_state().core
+    viewer, a, b = twin_games[0]
+    obs_a = Observations.from_history(initial, a.history(), viewer)
+    obs_b = Observations.from_history(initial, b.history(), viewer)
+    runs = [ISMCTS(seed=4, inference="heuristic", threads=2).search(s.core, iterations=300,
+                                                                   observations=o)
+            for s, o in ((a, obs_a), (a, obs_a), (b, obs_b))]
+    assert runs[0]["threads"] == 2 and runs[0]["belief_worlds"] > 0
+    assert runs[0]["actions"] == runs[1]["actions"] == runs[2]["actions"]
+    one = ISMCTS(seed=4, inference="heuristic").search(a.core, iterations=300,
+                                                       observations=obs_a)
+    assert one["actions"] != runs[0]["actions"]   # two trees are another search
+
+
 def test_floor_no_consistent_world_gets_zero_weight(twin_games):
     initial = GAME.new_initial_state().core
     for viewer, a, _ in twin_games:
@@ -335,7 +352,8 @@ def test_server_and_play_give_the_bot_the_same_observations(twin_games):
     for a in state.history():
         seen.append((core.copy(), a))
         core.apply(a)
-    direct = make_bot(spec, viewer, 6).analyse(state)
+    # the server's bot is interactive (threads: the cores), as is this one
+    direct = make_bot(spec, viewer, 6, interactive=True).analyse(state)
     served = bot_search({}, state.core.to_bytes(), spec, viewer, 6,
                         [(b.to_bytes(), a) for b, a in seen])
     assert served["action"] == direct["action"]

@@ -24,7 +24,7 @@ import random
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,6 +37,7 @@ from apps.narration import Narrator
 from bots import BotSpecError, make_bot, parse_spec
 from bots._inference import Observations
 from bots.base import SearchBot
+from bots.registry import available_cores
 from solver._core import Core
 from solver.errors import (IllegalActionError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
@@ -57,6 +58,7 @@ class Limits:
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
     review_iterations: int = 1000   # the search that rates each decision in a review
     max_games: int = 200            # games held at once
+    max_threads: int = field(default_factory=available_cores)  # ISMCTS threads per search
 
 
 def cap_spec(spec: str, limits: Limits) -> str:
@@ -70,6 +72,8 @@ def cap_spec(spec: str, limits: Limits) -> str:
         if "iterations" in options:
             options["iterations"] = min(int(options["iterations"]), limits.max_iterations)
         options["nodes"] = min(int(options.get("nodes", 1_000_000)), limits.max_nodes)
+        if "threads" in options:
+            options["threads"] = min(int(options["threads"]), limits.max_threads)
     elif name == "openspiel-ismcts":
         if "time" in options:
             options["time"] = min(float(options["time"]), limits.max_time)
@@ -131,7 +135,7 @@ def bot_search(game_params: dict[str, Any], core_bytes: bytes, spec: str, player
     ``inference=heuristic``, bots._inference)."""
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
-    bot = make_bot(spec, player, seed)
+    bot = make_bot(spec, player, seed, interactive=True)
     if seen and isinstance(bot, SearchBot):
         observations = Observations(game.core_config, player)
         for raw, action in seen:
@@ -164,7 +168,8 @@ def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, se
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)
-    stats = make_bot(f"ismcts:iterations={iterations}", human, seed).analyse(sampled)["stats"]
+    stats = make_bot(f"ismcts:iterations={iterations}", human, seed,
+                     interactive=True).analyse(sampled)["stats"]
     rows = {r["action"]: r for r in stats["actions"]}
     best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
     mine = rows.get(chosen)

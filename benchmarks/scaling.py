@@ -1,0 +1,171 @@
+"""What more search buys: ISMCTS at 2N against N iterations per move.
+
+    python benchmarks/scaling.py --jobs 2                      # N = 250 ... 16000, 200 games each
+    python benchmarks/scaling.py --ns 250,500 --games 40 --jobs 2   # a short run
+    python benchmarks/scaling.py --report-only                 # rewrite the report from the folders
+
+For each N, a two-bot tournament through the project's runner
+(``apps.tournament.run``: paired deals, seats swapped, same chance seed)
+between ``ismcts:iterations=2N`` and ``ismcts:iterations=N`` (the bot's
+default options otherwise, one thread: the jobs fill the cores), in
+``results/tournaments/scaling/ismcts-2N-vs-N/``; repeating the command
+continues an interrupted run.  Then it writes ``results/scaling.md`` and
+``results/scaling.png`` from every match folder present: the 2N bot's score
+with a 95% Wilson interval and the Elo per doubling, 400 log10(p / (1 - p)),
+with the interval mapped the same way.  (The Wilson interval treats the
+games as independent; the paired deals make it, if anything, wider than
+needed.)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import solver  # noqa: E402,F401  (registers the game)
+from apps import tournament  # noqa: E402
+from apps.tournament.stats import wilson  # noqa: E402
+
+DEFAULT_NS = (250, 500, 1000, 2000, 4000, 8000, 16000)
+
+
+def specs(n: int) -> list[str]:
+    """The match at N: the bot at 2N first."""
+    return [f"ismcts:iterations={2 * n}", f"ismcts:iterations={n}"]
+
+
+def folder(out: Path, n: int) -> Path:
+    return out / f"ismcts-{2 * n}-vs-{n}"
+
+
+def elo(p: float) -> float:
+    """The Elo difference of a score p (clipped away from 0 and 1)."""
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return 400 * math.log10(p / (1 - p))
+
+
+def rows(out: Path) -> list[dict]:
+    """One row per match folder present, by N."""
+    found = []
+    for path in sorted(out.glob("ismcts-*-vs-*")):
+        summary_path = path / "summary.json"
+        if not summary_path.exists():
+            continue
+        summary = json.loads(summary_path.read_text())
+        strong, weak = summary["parameters"]["bots"]
+        n = int(weak.split("iterations=")[1].split(",")[0])
+        h2h = next(h for h in summary["head_to_head"] if h["first"] == strong)
+        k, games = h2h["first_wins"], h2h["games"]
+        if games == 0:
+            continue
+        p = k / games
+        lo, hi = wilson(k, games)
+        found.append({
+            "n": n, "strong": strong, "weak": weak, "games": games, "wins": k, "score": p,
+            "score_ci95": [lo, hi], "elo": elo(p), "elo_ci95": [elo(lo), elo(hi)],
+            "seconds_per_move_strong": summary["bots"][strong]["mean_seconds_per_move"],
+            "seconds_per_move_weak": summary["bots"][weak]["mean_seconds_per_move"],
+            "seed": summary["parameters"]["seed"], "folder": str(path.relative_to(ROOT))
+            if path.is_relative_to(ROOT) else str(path),
+            "interrupted": bool(summary.get("interrupted")),
+            "scheduled": summary["scheduled_games"],
+        })
+    return sorted(found, key=lambda r: r["n"])
+
+
+def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
+    lines = ["# What more search buys: ISMCTS at 2N against N iterations", "",
+             "Written by `benchmarks/scaling.py` from the match folders present; the last run:",
+             "", f"    {command}", "",
+             "Each match: seat-swapped paired deals through the tournament runner, both bots "
+             "with the default options (heuristic rollouts and prior, one thread). Score: the "
+             "2N bot's share of wins with a 95% Wilson interval; Elo per doubling = "
+             "400 log10(p / (1 - p)), its interval the score's mapped the same way.", "",
+             "| N | 2N vs N | games | 2N wins | score (95%) | Elo per doubling (95%) "
+             "| s/move 2N | s/move N | folder |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in found:
+        partial = f" (of {r['scheduled']})" if r["games"] < r["scheduled"] else ""
+        lines.append(
+            f"| {r['n']} | {2 * r['n']} vs {r['n']} | {r['games']}{partial} | {r['wins']} "
+            f"| {r['score']:.3f} [{r['score_ci95'][0]:.3f}, {r['score_ci95'][1]:.3f}] "
+            f"| {r['elo']:+.0f} [{r['elo_ci95'][0]:+.0f}, {r['elo_ci95'][1]:+.0f}] "
+            f"| {r['seconds_per_move_strong']:.3f} | {r['seconds_per_move_weak']:.3f} "
+            f"| `{r['folder']}` |")
+    missing = [n for n in DEFAULT_NS if n not in {r["n"] for r in found}]
+    if missing:
+        lines += ["", "Not run yet: N = " + ", ".join(map(str, missing))
+                  + " (the issue asks for N = 250 ... 16000, at least 200 games each)."]
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text("\n".join(lines) + "\n")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    if found:
+        xs = [r["n"] for r in found]
+        ys = [r["elo"] for r in found]
+        err = [[r["elo"] - r["elo_ci95"][0] for r in found],
+               [r["elo_ci95"][1] - r["elo"] for r in found]]
+        ax.errorbar(xs, ys, yerr=err, fmt="o-", capsize=4)
+        for r in found:
+            ax.annotate(f"{r['games']} games", (r["n"], r["elo"]), textcoords="offset points",
+                        xytext=(6, 6), fontsize=8)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("N (iterations per move of the weaker bot)")
+    ax.set_ylabel("Elo of 2N over N (95% interval)")
+    ax.set_title("ISMCTS: Elo per doubling of the iterations")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ns", default=",".join(map(str, DEFAULT_NS)),
+                    help="the N to play, comma-separated (default 250 ... 16000)")
+    ap.add_argument("--games", type=int, default=200, help="games per match (even; default 200)")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    ap.add_argument("--out", default=str(ROOT / "results/tournaments/scaling"),
+                    help="folder of the match folders")
+    ap.add_argument("--report", default=str(ROOT / "results/scaling.md"))
+    ap.add_argument("--png", default=str(ROOT / "results/scaling.png"))
+    ap.add_argument("--report-only", action="store_true", help="play nothing, rewrite the report")
+    args = ap.parse_args(argv)
+    try:
+        ns = [int(x) for x in args.ns.split(",") if x.strip()]
+    except ValueError:
+        print(f"--ns: expected whole numbers separated by commas, got {args.ns!r}", file=sys.stderr)
+        return 2
+    if not ns or min(ns) < 1:
+        print("--ns: expected positive whole numbers", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    command = "python benchmarks/scaling.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if not args.report_only:
+        for n in ns:
+            t0 = time.time()
+            summary = tournament.run(specs(n), fmt="round-robin", games=args.games,
+                                     jobs=args.jobs, seed=args.seed, out=str(folder(out, n)),
+                                     echo=lambda msg: None)
+            print(f"N={n}: {summary['games']} games in {time.time() - t0:.0f} s", flush=True)
+    found = rows(out)
+    write_report(found, Path(args.report), Path(args.png), command)
+    for r in found:
+        print(f"N={r['n']}: 2N scores {r['score']:.3f} over {r['games']} games, "
+              f"{r['elo']:+.0f} Elo [{r['elo_ci95'][0]:+.0f}, {r['elo_ci95'][1]:+.0f}]")
+    print(f"wrote {args.report} and {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Parallel ISMCTS (threads=N, root parallelisation): reproducible for a
+seed, iteration budget and N; one thread is the one-tree search; the
+iteration budget and the node cap are split; one deadline stops every
+thread (fake clock); the registry's option and its interactive default."""
+import pyspiel
+import pytest
+
+from apps.server.games import Limits, cap_spec
+from bots import BotSpecError, make_bot, parse_spec
+from bots._budget import CHUNK, run_parallel
+from bots._ismcts import ISMCTS, iteration_shares, thread_seed
+from bots.registry import available_cores
+
+
+def opening():
+    state = pyspiel.load_game("wildhorn").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state.core
+
+
+def _key(stats):
+    return (stats["actions"], stats["value"], stats["iterations"], stats["worlds"],
+            stats["nodes"], stats["iterations_by_thread"])
+
+
+def test_same_seed_same_parallel_search():
+    core = opening()
+    a = ISMCTS(seed=5, threads=2).search(core, iterations=2000)
+    b = ISMCTS(seed=5, threads=2).search(core, iterations=2000)
+    assert _key(a) == _key(b)
+    assert a["threads"] == 2 and a["iterations_by_thread"] == [1000, 1000]
+    c = ISMCTS(seed=5, threads=3).search(core, iterations=2000)
+    assert c["actions"] != a["actions"]  # N is part of what the search is
+
+
+def test_one_thread_is_the_one_tree_search():
+    core = opening()
+    one = ISMCTS(seed=7, threads=1).search(core, iterations=1500)
+    plain = ISMCTS(seed=7).search(core, iterations=1500)
+    assert _key(one) == _key(plain)
+    via_spec = make_bot("ismcts:iterations=800,threads=1", 0, 3).analyse(core)["stats"]
+    default = make_bot("ismcts:iterations=800", 0, 3).analyse(core)["stats"]
+    assert _key(via_spec) == _key(default)
+    assert thread_seed(7, 0) == 7 and len({thread_seed(7, k) for k in range(8)}) == 8
+
+
+def test_merged_root_is_the_sum_of_the_trees():
+    """threads=3 at 3001 iterations is three one-tree searches seeded
+    thread_seed(seed, k), of 1001, 1000 and 1000 iterations, a third of the
+    node cap each, their root visits and wins summed."""
+    core = opening()
+    merged = ISMCTS(seed=11, threads=3, max_nodes=3000).search(core, iterations=3001)
+    assert merged["iterations_by_thread"] == iteration_shares(3001, 3) == [1001, 1000, 1000]
+    parts = [ISMCTS(seed=thread_seed(11, k), max_nodes=1000).search(core, iterations=n)
+             for k, n in enumerate([1001, 1000, 1000])]
+    assert merged["iterations"] == merged["worlds"] == 3001
+    assert merged["nodes"] == sum(p["nodes"] for p in parts)
+    for k, a in enumerate(merged["actions"]):
+        rows = [p["actions"][k] for p in parts]
+        assert all(r["action"] == a["action"] for r in rows)
+        assert a["visits"] == sum(r["visits"] for r in rows)
+        wins = sum(r["value"] * r["visits"] for r in rows)
+        assert a["value"] == pytest.approx(wins / a["visits"] if a["visits"] else 0.0, abs=1e-12)
+    assert sum(a["visits"] for a in merged["actions"]) == 3001
+    node = ISMCTS(seed=11, threads=3, max_nodes=3000)
+    node.search(core, iterations=3001)
+    assert node.node_stats(core)["visits"] == 3001
+
+
+def test_a_budget_below_the_threads_leaves_trees_idle():
+    stats = ISMCTS(seed=1, threads=4).search(opening(), iterations=2)
+    assert stats["iterations"] == 2 and stats["iterations_by_thread"] == [1, 1]
+
+
+def test_the_node_cap_is_split_among_the_trees():
+    engine = ISMCTS(seed=2, threads=4, max_nodes=10)
+    assert engine.max_nodes == 2
+    stats = engine.search(opening(), iterations=400)
+    assert stats["iterations"] == 400 and stats["nodes"] <= 10
+    assert ISMCTS(seed=2, threads=8, max_nodes=3).max_nodes == 1
+
+
+def test_one_deadline_stops_every_thread(fake_clock):
+    """Time budget only: every thread runs chunks until the one deadline;
+    with a large iteration budget too, the deadline comes first."""
+    for iterations in (0, 10**9):
+        fake_clock.reads = 0
+        stats = ISMCTS(seed=3, threads=2).search(opening(), iterations=iterations,
+                                                 time_limit=0.1)
+        by_thread = stats["iterations_by_thread"]
+        assert len(by_thread) == 2 and all(n >= CHUNK for n in by_thread)
+        assert all(n % CHUNK == 0 for n in by_thread)
+        # one read to start, one per chunk of each thread, one to finish
+        assert sum(by_thread) // CHUNK == fake_clock.reads - 2
+        assert sum(by_thread) < 2 * CHUNK * 0.1 / fake_clock.step + 4 * CHUNK
+        assert stats["seconds"] >= 0.1
+
+
+def test_run_parallel_raises_a_thread_error_and_checks_budgets(fake_clock):
+    def fails(n):
+        raise MemoryError("ISMCTS: out of memory")
+    with pytest.raises(MemoryError):
+        run_parallel([lambda n: n, fails], [0, 0], 1.0)
+    with pytest.raises(ValueError):
+        run_parallel([lambda n: n, lambda n: n], [10, 0], 0.0)
+    assert run_parallel([lambda n: n] * 3, [5, 200, 1], 0.0)[0] == [5, 200, 1]
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("ismcts:threads=0", "threads must be in [1, 256], got 0"),
+    ("ismcts:threads=257", "threads must be in [1, 256], got 257"),
+    ("ismcts:threads=1.5", "threads expects a whole number, got '1.5'"),
+    ("ismcts:threads=two", "threads expects a whole number"),
+    ("oos:threads=2", "unknown option 'threads=2'"),
+])
+def test_bad_thread_specs(spec, words):
+    with pytest.raises(BotSpecError, match=words.replace("[", r"\[").replace("]", r"\]")
+                       .replace(".", r"\.")):
+        parse_spec(spec)
+
+
+def test_constructor_refuses_no_threads():
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        ISMCTS(threads=0)
+
+
+def test_interactive_default_is_the_cores_and_tournaments_one():
+    assert make_bot("ismcts:iterations=10", 0).search_engine.threads == 1
+    assert make_bot("ismcts:iterations=10", 0, interactive=True).search_engine.threads \
+        == available_cores()
+    assert make_bot("ismcts:iterations=10,threads=3", 0, interactive=True) \
+        .search_engine.threads == 3
+    assert make_bot("oos:iterations=10", 0, interactive=True) is not None
+
+
+def test_the_server_caps_the_threads_of_a_search():
+    assert "threads=2" in cap_spec("ismcts:time=1,threads=200", Limits(max_threads=2))
+    assert "threads=1" in cap_spec("ismcts:time=1,threads=1", Limits(max_threads=2))
+    assert Limits().max_threads == available_cores()
+
+
+def test_the_tournament_help_says_its_bots_search_with_one_thread(capsys):
+    from apps.cli import build_parser
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["tournament", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "one thread here unless its spec says threads=N" in text
