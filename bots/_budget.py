@@ -11,6 +11,11 @@ from typing import Callable, Sequence
 
 CHUNK = 64  # iterations between two looks at the clock
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
+# Called, when set, with the iterations of each chunk as it ends, in the
+# thread that ran it (so it must be thread-safe): how an application shows
+# a long search's progress (the web server's search processes set it).
+# The searches never depend on it.
+progress: Callable[[int], None] | None = None
 
 
 def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) -> tuple[int, float]:
@@ -24,7 +29,10 @@ def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) ->
     deadline = t0 + time_limit if time_limit > 0 else float("inf")
     done = 0
     while True:
-        done += run(CHUNK if iterations <= 0 else min(CHUNK, iterations - done))
+        n = run(CHUNK if iterations <= 0 else min(CHUNK, iterations - done))
+        done += n
+        if progress is not None:
+            progress(n)
         t = now()
         if (iterations > 0 and done >= iterations) or t >= deadline:
             return done, t - t0
@@ -55,7 +63,10 @@ def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
         run, share = runs[i], shares[i]
         try:
             while True:
-                done[i] += run(CHUNK if share <= 0 else min(CHUNK, share - done[i]))
+                n = run(CHUNK if share <= 0 else min(CHUNK, share - done[i]))
+                done[i] += n
+                if progress is not None:
+                    progress(n)
                 if (share > 0 and done[i] >= share) or now() >= deadline or errors:
                     return
         except BaseException as error:  # re-raised by the caller's thread

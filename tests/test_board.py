@@ -241,4 +241,20 @@ def test_progress_of_an_analysis_as_server_sent_events(client):
     assert events[-1][0] == "event: done"
     last = json.loads(events[-1][1].removeprefix("data: "))
     assert last["status"] == "done" and last["result"]["recommended"]
+    # the search process counted its iterations for the progress bar: the
+    # main search's budget, then the responses' searches beyond it
+    assert last["phase"] == "done" and last["progress"] == 1.0
+    assert last["iterations_done"] > last["iterations"] == 60
+    for e in events[:-1]:
+        v = json.loads(e[1].removeprefix("data: "))
+        assert v["phase"] in ("queued", "main search", "responses")
+        assert v["progress"] is None or 0.0 <= v["progress"] < 1.0
     assert client.get("/api/board/analyses/nope/events").status_code == 404
+
+
+def test_progress_phases():
+    from apps.server.board import _progress
+    assert _progress("queued", 0, 1000) == ("queued", 0.0)
+    assert _progress("running", 250, 1000) == ("main search", 0.25)
+    assert _progress("running", 1200, 1000) == ("responses", None)
+    assert _progress("done", 1200, 1000) == ("done", 1.0)

@@ -7,7 +7,8 @@ import pytest
 
 from apps.server.games import Limits, cap_spec
 from bots import BotSpecError, make_bot, parse_spec
-from bots._budget import CHUNK, run_parallel
+from bots import _budget
+from bots._budget import CHUNK, run_budget, run_parallel
 from bots._ismcts import ISMCTS, iteration_shares, thread_seed
 from bots.registry import available_cores
 
@@ -146,3 +147,22 @@ def test_the_tournament_help_says_its_bots_search_with_one_thread(capsys):
         build_parser().parse_args(["tournament", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "one thread here unless its spec says threads=N" in text
+
+
+def test_the_progress_hook_counts_every_chunk(fake_clock, monkeypatch):
+    """bots._budget.progress (set by the web server's search processes) sees
+    every iteration of the budget loops and of a threaded search."""
+    seen = []
+    monkeypatch.setattr(_budget, "progress", seen.append)
+    assert run_budget(lambda n: n, 200, 0.0)[0] == 200 and sum(seen) == 200
+    assert max(seen) == CHUNK
+    seen.clear()
+    assert run_parallel([lambda n: n] * 2, [100, 50], 0.0)[0] == [100, 50]
+    assert sum(seen) == 150
+    state = pyspiel.load_game("wildhorn").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for threads in (1, 2):
+        seen.clear()
+        stats = ISMCTS(seed=1, threads=threads).search(state.core, iterations=300)
+        assert sum(seen) == stats["iterations"] == 300

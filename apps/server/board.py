@@ -237,6 +237,20 @@ def board_search(data: dict, seed: int, iterations: int, nodes: int) -> dict[str
     return result
 
 
+def _progress(status: str, done: int, iterations: int) -> tuple[str, float | None]:
+    """(phase, share done) of an analysis from the iterations its process
+    has searched so far: the main search's share of its budget, then the
+    responses, whose searches' number depends on the replies found (None:
+    not known in advance)."""
+    if status == "done":
+        return "done", 1.0
+    if status == "queued":
+        return "queued", 0.0
+    if done < iterations:
+        return "main search", round(done / iterations, 3)
+    return "responses", None
+
+
 class Analyses:
     """The board's searches: each runs in the store's pool (bounded, the
     others queue), is polled by id, and is killed when deleted."""
@@ -272,6 +286,7 @@ class Analyses:
             del self.jobs[old]
         jid = secrets.token_urlsafe(12)
         job = {"id": jid, "status": "queued", "iterations": iterations, "seed": seed,
+               "counter": self.store.pool.counter(),
                "created": time.monotonic(), "finished": None,
                "result": None, "error": None, "continued": False, "note": FRESH_NOTE}
         self.jobs[jid] = job
@@ -283,7 +298,8 @@ class Analyses:
         try:
             job["result"] = await pool.run(board_search, data, job["seed"], job["iterations"],
                                            self.limits.max_nodes,
-                                           on_start=lambda: job.update(status="running"))
+                                           on_start=lambda: job.update(status="running"),
+                                           counter=job["counter"])
             job["status"] = "done"
         except asyncio.CancelledError:
             job["status"] = "stopped"
@@ -303,8 +319,11 @@ class Analyses:
         end = job["finished"] or time.monotonic()
         out = {k: job[k] for k in ("id", "iterations", "seed", "result", "error", "continued",
                                    "note")}
+        done = job["counter"].value
         out.update(status=status, elapsed=round(end - job["created"], 2),
-                   searches_waiting=pool.waiting, searches_running=pool.running)
+                   searches_waiting=pool.waiting, searches_running=pool.running,
+                   iterations_done=done)
+        out["phase"], out["progress"] = _progress(status, done, job["iterations"])
         return out
 
     def stop(self, jid: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.play import SIDES, TITLES, PlaySession, write_atomic
 from apps.narration import Narrator
-from bots import BotSpecError, make_bot, parse_spec
+from bots import BotSpecError, _budget, make_bot, parse_spec
 from bots._inference import Observations
 from bots.base import SearchBot
 from bots.registry import available_cores
@@ -182,7 +182,12 @@ def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, se
             "loss": None if loss is None else round(loss, 4)}
 
 
-def _child(conn: Any, fn: Callable[..., Any], args: tuple) -> None:
+def _child(conn: Any, fn: Callable[..., Any], args: tuple, counter: Any = None) -> None:
+    if counter is not None:  # the search's iterations, as they are done, for the server
+        def count(n: int) -> None:
+            with counter.get_lock():
+                counter.value += n
+        _budget.progress = count
     try:
         conn.send(("ok", fn(*args)))
     except BaseException as err:  # reported to the server as a one-line message
@@ -204,8 +209,13 @@ class SearchPool:
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["apps.server.games"])
 
+    def counter(self) -> Any:
+        """A shared count for :meth:`run`'s ``counter``: the iterations the
+        search has done so far, read by the server while it runs."""
+        return self.ctx.Value("q", 0)
+
     async def run(self, fn: Callable[..., Any], *args: Any,
-                  on_start: Callable[[], None] | None = None) -> Any:
+                  on_start: Callable[[], None] | None = None, counter: Any = None) -> Any:
         if self._sem is None:  # made in the running loop
             self._sem = asyncio.Semaphore(self.limit)
         self.waiting += 1
@@ -217,7 +227,7 @@ class SearchPool:
         if on_start is not None:
             on_start()
         parent, child = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_child, args=(child, fn, args), daemon=True)
+        proc = self.ctx.Process(target=_child, args=(child, fn, args, counter), daemon=True)
         try:
             proc.start()
             self.processes.add(proc)

@@ -551,10 +551,17 @@
     $("#b-stop").hidden = false;
     $("#b-progress").hidden = false;
     $("#b-advice").innerHTML = "";
+    const bar = $("#b-progress");
     const say = (v) => {
+      // the main search's share of its budget as a bar; the responses'
+      // searches depend on the replies found, so that phase has no fraction
+      if (v.progress === null || v.progress === undefined) bar.removeAttribute("value");
+      else { bar.max = 1; bar.value = v.progress; }
       $("#b-progress-text").textContent = v.status === "queued"
         ? `waiting for a free search slot (${v.searches_running} running, ${v.searches_waiting} waiting)\u2026 ${v.elapsed.toFixed(1)} s`
-        : `searching ${v.iterations} iterations, then the responses\u2026 ${v.elapsed.toFixed(1)} s`;
+        : v.phase === "main search"
+          ? `main search: ${v.iterations_done} of ${v.iterations} iterations, then the responses\u2026 ${v.elapsed.toFixed(1)} s`
+          : `the responses: ${v.iterations_done - v.iterations} more iterations so far\u2026 ${v.elapsed.toFixed(1)} s`;
     };
     try {
       // the progress as server-sent events (as the bot's thinking); polling if they fail
