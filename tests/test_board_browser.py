@@ -303,6 +303,26 @@ def test_advice_with_responses_for_german_escort(page, server, tmp_path):
     assert "done in" in page.inner_text("#b-progress-text")
 
 
+def test_the_progress_bar_shows_the_main_search_and_stop_ends_it(page, server):
+    """A long analysis: the bar fills with the main search's iterations done
+    (counted by the search process) and Stop ends the search."""
+    board = Board(page, server["url"])
+    page.set_input_files("#b-import", str(ROOT / "examples" / "polish-opening.json"))
+    page.wait_for_function("() => window.wildhornBoard.position().perspective === 'polish'")
+    board.idle()
+    page.fill("#b-budget", "20000")
+    page.click("#b-analyse")
+    page.wait_for_function("() => { const b = document.querySelector('#b-progress');"
+                           " return b.hasAttribute('value') && b.value > 0 && b.value < 1; }",
+                           timeout=60_000)
+    assert re.search(r"main search: \d+ of 20000 iterations",
+                     page.inner_text("#b-progress-text"))
+    page.click("#b-stop")
+    page.wait_for_function("() => document.querySelector('#b-progress-text').textContent"
+                           " === 'stopped'", timeout=30_000)
+    assert not page.locator("#b-advice [data-testid=board-recommended]").count()
+
+
 def test_import_export_and_link_round_trip(page, server, tmp_path):
     example = ROOT / "examples" / "polish-last-turn-search.json"
     board = Board(page, server["url"])
