@@ -14,7 +14,9 @@ Budgets
 ``time`` / ``iterations`` (the ``--time`` / ``--iterations`` flags) win over
 the spec's own ``time=`` / ``iterations=``; with neither anywhere the main
 search runs :data:`DEFAULT_TIME` seconds.  The responses then search, in
-all, as many iterations as the main search ran, and with a time budget at
+all, about as many iterations as the main search ran (each of their
+searches at least :data:`MIN_ITERATIONS`, so a small budget is exceeded
+several times over), and with a time budget at
 most as many seconds again (so an iteration budget is reproducible and a
 time budget about doubles the answer's time).
 

@@ -239,9 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "what it costs, and the responses (the opponent's replies before your "
                     "next decision, how likely each is, and your answer). Budget: --time or "
                     "--iterations win over the bot spec's own time=/iterations=; with none "
-                    f"the main search runs {DEFAULT_TIME} s. The responses then search as "
-                    "many iterations again as the main search ran. docs/advice.md explains "
-                    "the answer.")
+                    f"the main search runs {DEFAULT_TIME} s. The responses then search about "
+                    "as many iterations again as the main search ran (each of their "
+                    "searches at least 100). docs/advice.md explains the answer.")
     adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`) or a game "
                                    "saved by `wildhorn-solve play --save`")
     adv.add_argument("--bot", default="ismcts",
