@@ -114,6 +114,36 @@ def test_no_file_paths_a_card_set_path_is_refused_unread(client, tmp_path):
             assert res.json()["path"] == "$.card_set" and "names a file" in res.json()["error"]
 
 
+def test_no_file_paths_in_the_game_parameters_or_a_save(client, tmp_path, monkeypatch):
+    """A card set named among a state's game parameters, or in an uploaded
+    save's game, is refused before anything opens it (a copy of the default
+    set would load, a missing file would tell that it is missing)."""
+    import builtins
+
+    from apps.server.games import save_bytes
+    copy_path = tmp_path / "copy.json"
+    copy_path.write_text(default_card_set_path().read_text())
+    opened = []
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: (opened.append(str(f)),
+                                                              real_open(f, *a, **k))[1])
+    for source in (str(copy_path), str(tmp_path / "missing.json")):
+        state = dict(ESCORT, game={"card_set": source})
+        for route in ("/api/board/check", "/api/board/analyses", "/api/board/import"):
+            body = state if route.endswith("import") else {"state": state}
+            res = client.post(route, json=body)
+            assert res.status_code == 422, (route, res.text)
+            assert res.json()["path"] == "$.game.card_set", res.text
+        session = client.app.state.store.new_game(side="polish", bot="random", seed=3)
+        save = json.loads(save_bytes(session))
+        save["game"] = {"card_set": source}
+        for route in ("/api/board/import", "/api/games/load"):
+            res = client.post(route, content=json.dumps(save).encode())
+            assert 400 <= res.status_code < 500, (route, res.text)
+            assert "card_set" in res.json()["error"] and "cannot read" not in res.json()["error"]
+    assert not [f for f in opened if f.startswith(str(tmp_path))], opened
+
+
 def test_analysis_is_capped_queued_and_has_responses(client):
     res = client.post("/api/board/analyses",
                       json={"state": ESCORT, "iterations": 10**9, "seed": 3})

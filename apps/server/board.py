@@ -68,10 +68,19 @@ def refused(err: Exception) -> PositionError:
 
 
 def _no_files(data: Any) -> None:
-    if isinstance(data, dict) and data.get("card_set", "default") != "default":
+    """A request never names a file: a card set other than the default is
+    refused, at the top level or among the game's parameters, unread."""
+    if not isinstance(data, dict):
+        return
+    if data.get("card_set", "default") != "default":
         raise PositionError(f"{SOURCE}: $.card_set: the server reads only the default card "
                             f"set (a request never names a file): leave card_set out",
                             "$.card_set")
+    game = data.get("game")
+    if isinstance(game, dict) and "card_set" in game:
+        raise PositionError(f"{SOURCE}: $.game.card_set: the server reads only the default "
+                            f"card set (a request never names a file): leave it out",
+                            "$.game.card_set")
 
 
 def check(data: Any) -> Any:
@@ -124,6 +133,7 @@ def check_request(body: dict) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RequestError("state: expected the position as a JSON object")
     data = copy.deepcopy(data)
+    _no_files(data)  # before anything reads the game it names
     extra = derived(data)
     if body.get("auto") and "hand_sizes" in extra:
         data["hand_sizes"] = extra["hand_sizes"]

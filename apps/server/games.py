@@ -289,6 +289,15 @@ class WebSession(PlaySession):
 
     @classmethod
     def restore(cls, data: Any, source: str) -> "WebSession":
+        """A game from a save (an upload or the data folder's autosave).  A
+        request never names a file, so a save whose game names a card set
+        other than the default (a path on this machine) is refused unread;
+        the server's own games always use the default set."""
+        game = data.get("game") if isinstance(data, dict) else None
+        if isinstance(game, dict) and game.get("card_set", "default") != "default":
+            raise SerializationError(f"{source}: not a usable saved game here: $.game.card_set: "
+                                     f"the server plays only the default card set (it reads "
+                                     f"no file a request names)")
         session = cls.from_json(data, source)
         session.resigned = bool(data.get("resigned", False))
         for e in session.events:  # the optional fields must be what the view expects
