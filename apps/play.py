@@ -832,6 +832,8 @@ class PlaySession:
             if self.seen[i][0] == self.core:
                 del self.seen[i:]
                 break
+        else:  # back before what this session recorded (a resumed game): none of it holds
+            self.seen.clear()
         del self.events[snap["events"]:]
         self.shown_events = len(self.events)
         self.say("Undone: back to your previous decision.")

@@ -368,3 +368,25 @@ def test_server_and_play_give_the_bot_the_same_observations(twin_games):
         obs.record(before, a)
     again = Observations.from_history(GAME.new_initial_state().core, state.history(), viewer)
     assert obs._weights(state.core, 3)[1] == again._weights(state.core, 3)[1]
+
+
+def test_undo_past_a_resume_forgets_the_abandoned_line():
+    """A resumed game records transitions from the resume on; an undo back
+    before them must not leave the undone line for the bot to weigh."""
+    import base64
+
+    from apps.play import _rng_state
+    session = PlaySession(game_params={}, human=0, bot_spec="random", seed=1,
+                          out=io.StringIO())
+    while session.core.is_chance():
+        session.advance(session.core.chance_outcomes()[0][0])
+    # a decision from before the resume: in the undo stack, never recorded in seen
+    session.undo_stack.append({"core": base64.b64encode(session.core.to_bytes()).decode(),
+                               "rng": _rng_state(session.rng), "events": len(session.events)})
+    session.seen.clear()
+    for _ in range(3):
+        session.advance(session.core.legal_actions()[0] if not session.core.is_chance()
+                        else session.core.chance_outcomes()[0][0])
+    assert session.seen
+    assert session.undo()
+    assert session.seen == []
