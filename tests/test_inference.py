@@ -383,10 +383,15 @@ def test_undo_past_a_resume_forgets_the_abandoned_line():
     # a decision from before the resume: in the undo stack, never recorded in seen
     session.undo_stack.append({"core": base64.b64encode(session.core.to_bytes()).decode(),
                                "rng": _rng_state(session.rng), "events": len(session.events)})
-    session.seen.clear()
-    for _ in range(3):
+
+    def step():
         session.advance(session.core.legal_actions()[0] if not session.core.is_chance()
                         else session.core.chance_outcomes()[0][0])
-    assert session.seen
+    for _ in range(2):
+        step()
+    session.seen.clear()   # the game is saved and resumed here
+    for _ in range(3):
+        step()
+    assert len(session.seen) == 3
     assert session.undo()
     assert session.seen == []
