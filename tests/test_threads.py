@@ -139,6 +139,29 @@ def test_the_server_caps_the_threads_of_a_search():
     assert "threads=2" in cap_spec("ismcts:time=1,threads=200", Limits(max_threads=2))
     assert "threads=1" in cap_spec("ismcts:time=1,threads=1", Limits(max_threads=2))
     assert Limits().max_threads == available_cores()
+    # a spec without threads gets the cap too (the interactive default is every core)
+    assert "threads=1" in cap_spec("ismcts:time=1", Limits(max_threads=1))
+    assert "threads" not in cap_spec("oos:time=1", Limits(max_threads=1))
+
+
+def test_every_search_of_the_server_names_its_threads(monkeypatch):
+    """The hint, the review and the board pass the server's cap to their
+    searches instead of the interactive default (every core)."""
+    import inspect
+
+    from apps.server import board, games
+    for fn in (games.hint_search, games.review_search, board.board_search):
+        assert "threads" in inspect.signature(fn).parameters, fn.__name__
+    seen = []
+    real = games.advise
+    monkeypatch.setattr(games, "advise", lambda *a, **k: (seen.append(k["bot_spec"]),
+                                                          real(*a, **k))[1])
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    games.hint_search({}, state.core.to_bytes(), state.current_player(), 1, 60, 1)
+    assert seen == ["ismcts:threads=1"]
 
 
 def test_the_tournament_help_says_its_bots_search_with_one_thread(capsys):

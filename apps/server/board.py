@@ -235,11 +235,13 @@ def game_position(session: WebSession, k: int | None) -> dict[str, Any]:
 
 # ---- analyses -----------------------------------------------------------------
 
-def board_search(data: dict, seed: int, iterations: int, nodes: int) -> dict[str, Any]:
+def board_search(data: dict, seed: int, iterations: int, nodes: int,
+                 threads: int) -> dict[str, Any]:
     """``advise()`` of a position (run in a child process), the cards the
     viewer cannot see (sampled into the opponent's hand) named by type."""
     state = from_json(data, seed, source=SOURCE)
-    result = advise(state, bot_spec=f"ismcts:nodes={nodes}", iterations=iterations, seed=seed)
+    result = advise(state, bot_spec=f"ismcts:nodes={nodes},threads={threads}",
+                    iterations=iterations, seed=seed)
     result = json.loads(mask_hidden(json.dumps(result), state.core,
                                     SIDES.index(data["perspective"])))
     result["stats"]["continued"] = False
@@ -307,7 +309,7 @@ class Analyses:
         pool = self.store.pool
         try:
             job["result"] = await pool.run(board_search, data, job["seed"], job["iterations"],
-                                           self.limits.max_nodes,
+                                           self.limits.max_nodes, self.limits.max_threads,
                                            on_start=lambda: job.update(status="running"),
                                            counter=job["counter"])
             job["status"] = "done"

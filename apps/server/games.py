@@ -72,8 +72,9 @@ def cap_spec(spec: str, limits: Limits) -> str:
         if "iterations" in options:
             options["iterations"] = min(int(options["iterations"]), limits.max_iterations)
         options["nodes"] = min(int(options.get("nodes", 1_000_000)), limits.max_nodes)
-        if "threads" in options:
-            options["threads"] = min(int(options["threads"]), limits.max_threads)
+        if name == "ismcts":  # always named: the interactive default is every core
+            options["threads"] = min(int(options.get("threads", limits.max_threads)),
+                                     limits.max_threads)
     elif name == "openspiel-ismcts":
         if "time" in options:
             options["time"] = min(float(options["time"]), limits.max_time)
@@ -150,26 +151,27 @@ def bot_search(game_params: dict[str, Any], core_bytes: bytes, spec: str, player
 
 
 def hint_search(game_params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
-                iterations: int) -> dict[str, Any]:
+                iterations: int, threads: int) -> dict[str, Any]:
     """``advise()`` for the human (run in a child process), on a position
     resampled from the human's information, named as the human may see it."""
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)
-    result = advise(sampled, bot_spec="ismcts", iterations=iterations, seed=seed)
+    result = advise(sampled, bot_spec=f"ismcts:threads={threads}", iterations=iterations,
+                    seed=seed)
     return json.loads(mask_hidden(json.dumps(result), core, human))
 
 
 def review_search(game_params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
-                  iterations: int, chosen: int) -> dict[str, Any]:
+                  iterations: int, chosen: int, threads: int) -> dict[str, Any]:
     """Rates one of the human's decisions (run in a child process): an ISMCTS
     search of ``iterations`` on the position resampled from the human's
     information; the loss is the best action's value minus the chosen one's."""
     game = pyspiel.load_game("wildhorn", game_params)
     core = Core.from_bytes(game.core_config, core_bytes)
     sampled = core.resample(human, seed)
-    stats = make_bot(f"ismcts:iterations={iterations}", human, seed,
-                     interactive=True).analyse(sampled)["stats"]
+    stats = make_bot(f"ismcts:iterations={iterations},threads={threads}", human,
+                     seed).analyse(sampled)["stats"]
     rows = {r["action"]: r for r in stats["actions"]}
     best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
     mine = rows.get(chosen)
@@ -599,7 +601,8 @@ class GameStore:
         seed = (session.seed + len(session.events)) & 0x7FFFFFFF
         session.hint_task = asyncio.ensure_future(
             self.pool.run(hint_search, session.game_params, session.core.to_bytes(),
-                          session.human, seed, self.limits.hint_iterations))
+                          session.human, seed, self.limits.hint_iterations,
+                          self.limits.max_threads))
         return await session.hint_task
 
     def start_review(self, session: WebSession) -> dict[str, Any]:
@@ -631,7 +634,7 @@ class GameStore:
                 row.update(await self.pool.run(
                     review_search, session.game_params, core.to_bytes(), session.human,
                     (session.seed + 7919 * k) & 0x7FFFFFFF, self.limits.review_iterations,
-                    chosen))
+                    chosen, self.limits.max_threads))
             review["decisions"].append(row)
             review["done"] = k + 1
 
