@@ -17,7 +17,8 @@ search runs :data:`DEFAULT_TIME` seconds.  The responses then search, in
 all, about as many iterations as the main search ran (each of their
 searches at least :data:`MIN_ITERATIONS`, so a small budget is exceeded
 several times over), and with a time budget at
-most as many seconds again (so an iteration budget is reproducible and a
+most as many seconds again (so an iteration budget is reproducible, for
+the same seed and threads, and a
 time budget about doubles the answer's time).
 
 Responses
@@ -60,7 +61,7 @@ from time import perf_counter
 from typing import Any
 
 from bots import SEARCH_BOTS, make_bot, parse_spec
-from bots.registry import bot_from_options
+from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
 from bots._inference import Observations
 from bots.base import SearchBot
@@ -145,6 +146,12 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     player = core.current_player()
     name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:
+        # the interactive defaults (threads: every core) written into the
+        # options, so stats.spec names the search that was run: an iteration
+        # budget gives the same answer for the same seed and threads
+        for key, value in search_defaults(name, interactive=True).items():
+            if key in INTERACTIVE_DEFAULTS and key not in options:
+                options[key] = value
         bot = bot_from_options(name, options, player, seed, interactive=True)
     else:
         bot = make_bot(bot_spec, player, seed, interactive=True)

@@ -9,6 +9,7 @@ import pytest
 
 from solver._core import Core, CoreConfig
 from apps.advise import advise
+from bots.registry import available_cores
 from solver.cards import load_card_set
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))
@@ -162,7 +163,9 @@ def test_time_flag_sets_the_search_time(monkeypatch):
 
 def test_default_time_is_the_stated_one(monkeypatch):
     st = _searched(monkeypatch)
-    assert st["budget"] == {"time": DEFAULT_TIME} and st["spec"] == f"ismcts:time={DEFAULT_TIME}"
+    assert st["budget"] == {"time": DEFAULT_TIME}
+    # the spec names the threads searched (the interactive default: every core)
+    assert st["spec"] == f"ismcts:time={DEFAULT_TIME},threads={available_cores()}"
     assert DEFAULT_TIME <= st["seconds"] < DEFAULT_TIME + 0.05
     r = run("advise", "--help")
     assert f"default {DEFAULT_TIME}" in " ".join(r.stdout.split())
@@ -175,7 +178,10 @@ def test_flags_win_over_the_spec(monkeypatch):
     assert st["budget"] == {"time": 0.1} and 0.1 <= st["seconds"] < 0.15
     assert st["iterations"] < 100000
     st = _searched(monkeypatch, bot_spec="ismcts:iterations=700")
-    assert st["iterations"] == 700 and st["spec"] == "ismcts:iterations=700"
+    assert st["iterations"] == 700
+    assert st["spec"] == f"ismcts:iterations=700,threads={available_cores()}"
+    st = _searched(monkeypatch, bot_spec="ismcts:iterations=700,threads=1")
+    assert st["spec"] == "ismcts:iterations=700,threads=1"
     st = _searched(monkeypatch, bot_spec="ismcts:time=0.3")
     assert 0.3 <= st["seconds"] < 0.35
 
