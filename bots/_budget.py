@@ -76,9 +76,14 @@ def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
                for i in range(1, len(runs))]
     for w in workers:
         w.start()
-    work(0)
-    for w in workers:
-        w.join()
+    try:
+        work(0)
+        for w in workers:
+            w.join()
+    except BaseException as error:  # Ctrl-C in the join: the others stop before we go on
+        errors.append(error)
+        for w in workers:
+            w.join()
     if errors:
         raise errors[0]
     return done, now() - t0
