@@ -203,7 +203,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         "stats": {"bot": bot_spec, "spec": _spec_text(name, options), "seed": seed,
                   "budget": budget,
                   **{k: stats[k] for k in ("iterations", "worlds", "seconds", "nodes",
-                                           "memory_bytes") if k in stats}},
+                                           "memory_bytes", "threads", "belief_worlds")
+                     if k in stats}},
     }
     positions: list[dict[str, Any]] = []
     if not responses:

@@ -151,7 +151,16 @@ def test_analysis_is_capped_queued_and_has_responses(client):
     first = res.json()
     assert first["iterations"] == 150  # the server's cap (Limits.max_iterations)
     second = client.post("/api/board/analyses", json={"state": ESCORT, "iterations": 100}).json()
-    assert second["status"] == "queued"  # one search at a time here: the second waits
+    # one search at a time here: once the first runs, the second stays queued
+    # (every new job starts queued, so the check waits for the first to run)
+    for _ in range(400):
+        view = client.get(f"/api/board/analyses/{first['id']}").json()
+        if view["status"] != "queued":
+            break
+        time.sleep(0.01)
+    assert view["status"] == "running", view   # a search process outlives 10 ms polls
+    assert client.get(f"/api/board/analyses/{second['id']}").json()["status"] == "queued"
+    assert view["searches_running"] == 1
     done = wait(client, first["id"])
     assert done["status"] == "done", done
     advice = done["result"]

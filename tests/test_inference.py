@@ -315,7 +315,9 @@ def test_advise_reads_the_opponent_plays_of_a_state_file():
     assert again._weights(loaded.core, 4)[1] == weights
     spec = "ismcts:iterations=200,inference=heuristic"
     with_plays = advise(loaded, bot_spec=spec, seed=1, responses=False, opponent_plays=read)
-    assert with_plays["recommended"]
+    assert with_plays["recommended"] and with_plays["stats"]["belief_worlds"] > 0
+    alone = advise(loaded, bot_spec=spec, seed=1, responses=False)
+    assert alone["stats"]["belief_worlds"] == 0   # without the plays: uniform worlds
     plain = advise(loaded, bot_spec="ismcts:iterations=200", seed=1, responses=False,
                    opponent_plays=read)
     without = advise(loaded, bot_spec="ismcts:iterations=200", seed=1, responses=False)
