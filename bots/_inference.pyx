@@ -49,7 +49,7 @@ from libc.stdlib cimport free, malloc, realloc
 from bots._policy cimport heuristic_ties
 from bots._searchtree cimport NODE_FOUND, descent_start
 from solver._core cimport (
-    A_DECLINE, A_PASS, A_PLACE, LOC_ABSENT, LOC_COUNT, LOC_DECK, LOC_HAND, NUM_ACTIONS,
+    A_DECLINE, A_PASS, A_PLACE, A_SELECT_ENEMY, LOC_ABSENT, LOC_COUNT, LOC_DECK, LOC_HAND, NUM_ACTIONS,
     PH_MAIN, PH_REDRAW, PH_TERMINAL, SIDE_CARDS, Config, Core, CoreConfig, Rng, State,
     apply_action_n, current_player, hand_size, is_chance, is_terminal, legal_actions,
     resample, rng_seed, rng_unit,
@@ -59,9 +59,9 @@ INFERENCE = ("off", "heuristic")  # the searchers' ``inference`` settings
 POOL = 64                  # worlds drawn and weighed per search
 TRUST = 0.5                # weight of the heuristic's choices in the opponent model
 WEIGHT_FLOOR = 0.01        # the least weight of a world, relative to the best one
-cdef int C_POOL = 64
-cdef double C_TRUST = 0.5
-cdef double C_FLOOR = 0.01
+cdef int C_POOL = POOL        # the same three, for the nogil code
+cdef double C_TRUST = TRUST
+cdef double C_FLOOR = WEIGHT_FLOOR
 cdef double MISS = 0.1     # factor on the uniform share when the play is illegal in a world
 cdef int NONPLAY_CAP = 64  # passes/declines weighed between two records at most
 
@@ -137,7 +137,8 @@ cdef int _match(const Config* c, int a, int mover, const int* acts, int n) noexc
     if a < A_PLACE:
         return -1
     block = (a - A_PLACE) // SIDE_CARDS
-    owner = mover if block < 11 else 1 - mover   # the last block names enemy cards
+    # the blocks from A_SELECT_ENEMY on name enemy cards
+    owner = mover if block < (A_SELECT_ENEMY - A_PLACE) // SIDE_CARDS else 1 - mover
     g = owner * SIDE_CARDS + (a - A_PLACE) % SIDE_CARDS
     for k in range(n):
         b = acts[k]

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from bots.base import Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
+from bots._inference import INFERENCE as INFERENCE_SETTINGS
 from bots.heuristic import HeuristicBot
 from solver.errors import BotSpecError
 
@@ -221,12 +222,13 @@ def _rollout(help: str) -> Option:
     return Option("rollout", ROLLOUT, "heuristic", help, engine="rollout")
 
 
-INFERENCE = Option("inference", _choice("off", "heuristic"), "off",
+INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS[0],
                    "off: worlds uniform among the opponent hands consistent with what the "
                    "bot saw; heuristic: worlds weighted by the likelihood of the opponent's "
-                   "observed plays, passes and declines this turn under the heuristic bot "
-                   "made soft (bots._inference); it needs the game's history (tournaments; "
-                   "a bare position samples uniformly)", engine="inference")
+                   "decisions this turn under the heuristic bot made soft (bots._inference): "
+                   "in play, serve and tournaments its plays, passes and declines from the "
+                   "game's record, in advise the plays a state file lists (opponent_plays); "
+                   "without them worlds stay uniform", engine="inference")
 
 
 @dataclass(frozen=True)

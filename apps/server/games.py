@@ -37,7 +37,7 @@ from apps.narration import Narrator
 from bots import BotSpecError, _budget, make_bot, parse_spec
 from bots._inference import Observations
 from bots.base import SearchBot
-from bots.registry import available_cores
+from bots.registry import available_cores, engine_options
 from solver._core import Core
 from solver.errors import (IllegalActionError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
@@ -576,7 +576,8 @@ class GameStore:
             if len(legal) == 1:
                 result = {"action": legal[0], "value": None}
             elif parse_spec(session.bot_spec)[0] in SEARCHING:
-                infer = parse_spec(session.bot_spec)[1].get("inference", "off") != "off"
+                name, options = parse_spec(session.bot_spec)
+                infer = engine_options(name, options).get("inference", "off") != "off"
                 seen = [(b.to_bytes(), a) for b, a in session.seen] if infer else None
                 result = await self.pool.run(bot_search, session.game_params, core.to_bytes(),
                                              session.bot_spec, side, seed, seen)
