@@ -279,6 +279,8 @@ cdef class ISMCTS(TreeSearch):
         """
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
+        if observations is not None and observations.config.key != root.config.key:
+            raise ValueError("observations: recorded in another game than the one searched")
         self.reset()
         self._build_beliefs(root, observations)
         if self.threads == 1:

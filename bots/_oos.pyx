@@ -379,6 +379,8 @@ cdef class OOS(TreeSearch):
         cdef int32_t node = -1
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
+        if observations is not None and observations.config.key != root.config.key:
+            raise ValueError("observations: recorded in another game than the one searched")
         searcher = current_player(&root.s)
         if keep and 2 * self.tree.n_nodes <= self.tree.max_nodes:
             node = self._state_node(root)   # -1 on a hash collision too

@@ -397,3 +397,14 @@ def test_undo_past_a_resume_forgets_the_abandoned_line():
     assert len(session.seen) == 3
     assert session.undo()
     assert session.seen == []
+
+
+def test_observations_of_another_game_are_refused():
+    small = pyspiel.load_game("wildhorn", {"variant": "small"})
+    state = heuristic_game(3, 40)
+    viewer = state.current_player()
+    other = Observations(small.core_config, viewer)
+    for engine in (ISMCTS, OOS):
+        with pytest.raises(ValueError, match="another game"):
+            engine(seed=1, inference="heuristic").search(state.core, iterations=10,
+                                                         observations=other)
