@@ -103,7 +103,8 @@ cdef class ISMCTS(TreeSearch):
     iteration budget is split among them (``iteration_shares``: K
     iterations in all), a time budget is one deadline for all, and the node
     cap is split too: each tree holds at most ``max_nodes // threads``
-    nodes (at least 1), so memory stays within the one cap.
+    nodes (at least 1), so memory stays within the one cap (unless there
+    are more threads than nodes).
     """
     cdef readonly double uct_c
     cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
