@@ -641,6 +641,14 @@ def _faces(values: set[int], sides: int) -> str:
     return ", ".join(map(str, v[:-1])) + f" or {v[-1]}"
 
 
+def _listed(values: set[int]) -> str:
+    """{1, 2} -> "1 or 2"; {1, 2, 3} -> "1-3"; {1, 3, 5} -> "1, 3 or 5"."""
+    v = sorted(values)
+    if len(v) >= 3 and v == list(range(v[0], v[-1] + 1)):
+        return f"{v[0]}-{v[-1]}"
+    return str(v[0]) if len(v) == 1 else ", ".join(map(str, v[:-1])) + f" or {v[-1]}"
+
+
 def _band(spare: int) -> tuple[int, int]:
     """The band of a roll's spare margin (0: exactly enough to succeed):
     2 or more (a modifier of 2 against it still leaves it succeeding), 0-1,
@@ -736,9 +744,10 @@ def _describe_events(classes: list[tuple], sides: int) -> str:
                 if values >= set(range(low, high + 1)):
                     continue   # every roll of it leads here: it does not matter
                 parts.append(_margin_words(label, need, set(values), low, high))
-            else:
-                top = sides if "roll" in label or "die" in label else max(values)
-                parts.append(f"{label} is {_faces(set(values), top)}")
+            elif "roll" in label or "die" in label:
+                parts.append(f"{label} is {_faces(set(values), sides)}")
+            else:  # a Rocket card: its values listed (the set's highest is not known here)
+                parts.append(f"{label} is {_listed(set(values))}")
         if not parts:
             return "whatever the dice"
         texts.append(" and ".join(parts))

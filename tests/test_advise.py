@@ -255,6 +255,13 @@ def test_faces_in_words():
     assert _faces({2, 5}, 6) == "2 or 5"
     assert _describe_events([(("the die", 4),), (("the die", 5),),
                              (("the die", 6),)], 6) == "if the die is 4 or more"
+    # a Rocket card's values are listed: {1, 2} is not "1 or more" beside a class of 4
+    rocket = [(("the Rocket card", 1),), (("the Rocket card", 2),)]
+    assert _describe_events(rocket, 6) == "if the Rocket card is 1 or 2"
+    assert _describe_events(rocket + [(("the Rocket card", 3),)], 6) == \
+        "if the Rocket card is 1-3"
+    assert _describe_events([(("the Rocket card", 1),), (("the Rocket card", 5),)], 6) == \
+        "if the Rocket card is 1 or 5"
 
 
 def test_rolls_classed_by_the_number_needed():
