@@ -16,8 +16,10 @@ written to results/bench-advise.json.
   least 80% agreement.  The check is a search too, and noisy: a second
   check at four times the budget with another seed, compared with the
   first, gives the rate at which the check agrees with itself
-  (``check_self_agreement_rate``), the ceiling any answer can reach
-  against one check.
+  (``check_self_agreement_rate``).  If each check finds the best answer
+  with probability p and two checks seldom agree on the same wrong one,
+  that rate is about p squared, and a perfect answer would agree with one
+  check about p of the time: its square root bounds the agreement.
 """
 
 from __future__ import annotations
@@ -187,7 +189,8 @@ def bench_advise(log: Callable[[str], None] = print, seeds: int = 5) -> dict[str
                       "apps.bench_advise.opponent_decides; agreement: ismcts at 4x the "
                       "answer's iterations, another seed, from the position after the reply; "
                       "check_self_agreement: a second such check (a third seed) against "
-                      "the first, the ceiling of the agreement; "
+                      "the first (about p squared if a check is right with probability p; a "
+                      "perfect answer would agree about p of the time); "
                       "seconds are wall-clock on a shared machine",
         },
         "meta": {"wildhorn_solve": __version__, "python": platform.python_version(),
