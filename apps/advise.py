@@ -60,6 +60,7 @@ from math import sqrt
 from time import perf_counter
 from typing import Any
 
+from apps.narration import roll_needed
 from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
@@ -351,10 +352,7 @@ class _Planner:
         return self.cards[g].type.bullets
 
     def _needed(self, g: int, kind: str) -> int:
-        ab = self.cards[g].type.abilities
-        if kind == "search":
-            return int(ab.get("search", 0))
-        return int(ab.get("spy", ab.get("sturmwind", 0)))
+        return roll_needed(self.cards[g], kind)
 
     def _chance(self, s: Core, u: float | None, events: list) -> None:
         """Applies one chance outcome: by ``u`` (systematic sampling) or at random."""

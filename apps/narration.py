@@ -159,10 +159,7 @@ class Narrator:
         return self.cards[g].type.bullets
 
     def _needed(self, g: int, kind: str) -> int:
-        ab = self.cards[g].type.abilities
-        if kind == "search":
-            return int(ab.get("search", 0))
-        return int(ab.get("spy", ab.get("sturmwind", 0)))
+        return roll_needed(self.cards[g], kind)
 
     def _subj(self, side: int) -> str:
         return "You" if side == self.viewer else self.names[side]
@@ -612,6 +609,15 @@ def option_notes(core: Core) -> dict[int, list[str]]:
         if twins:
             notes[a] = [number[h] for h in twins]
     return notes
+
+
+def roll_needed(card: Any, kind: str) -> int:
+    """The die a card's single-die action needs: its Search number for a
+    search, its Spy (Polish) or Sturmwind (German) number for a steal (R16, R17)."""
+    ab = card.type.abilities
+    if kind == "search":
+        return int(ab.get("search", 0))
+    return int(ab.get("spy", ab.get("sturmwind", 0)))
 
 
 def pending_figures(core: Core, names: Sequence[str] = SIDE_NAMES) -> dict[str, Any]:

@@ -28,17 +28,7 @@
   };
   window.wildhornBoard = B;  // for the browser tests
 
-  function el(tag, attrs = {}, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (k === "class") e.className = v;
-      else if (k === "text") e.textContent = v;
-      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
-    }
-    for (const c of children) if (c !== null && c !== undefined) e.append(c);
-    return e;
-  }
+  // el(tag, attrs, ...children): the element builder of app.js (loaded first)
 
   async function post(path, body, raw) {
     const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
