@@ -23,6 +23,7 @@ import pyspiel
 
 import solver
 from bots._ismcts import ISMCTS
+from bots._oos import OOS
 from bots.registry import available_cores, engine_options
 from solver._core import Core
 from solver._tree import playout_stats, tree_size
@@ -342,45 +343,54 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
     Besides the rates, per thread count: the process's CPU seconds per wall
     second (N if the threads ran all the time), and the share of the
     machine's CPU that other processes and the hypervisor (steal) took
-    meanwhile, which says why a rate falls short."""
+    meanwhile, which says why a rate falls short.  OOS's rates and
+    efficiency the same way, in the same repeats (``oos_`` keys)."""
     cores = available_cores()
     counts = thread_counts(cores)
-    options = engine_options("ismcts", {})
-    rates: dict[int, list[float]] = {n: [] for n in counts}
-    cpu: dict[int, list[float]] = {n: [] for n in counts}
+    searchers = {"ismcts": (ISMCTS, engine_options("ismcts", {})),
+                 "oos": (OOS, engine_options("oos", {}))}
+    rates = {name: {n: [] for n in counts} for name in searchers}
+    cpu = {name: {n: [] for n in counts} for name in searchers}
     others: dict[int, list[float]] = {n: [] for n in counts}
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     machine = os.cpu_count() or 1
     for r in range(repeats):
-        for n in counts:
-            engine = ISMCTS(seed=r, **{**options, "threads": n})
-            before, c0, t0 = _cpu_jiffies(), time.process_time(), time.perf_counter()
-            stats = engine.search(state.core, iterations=per_thread * n)
-            wall, used, after = time.perf_counter() - t0, time.process_time() - c0, _cpu_jiffies()
-            rates[n].append(stats["iterations"] / stats["seconds"])
-            cpu[n].append(used / wall)
-            if before is not None and after is not None:
-                busy = (after[0] - before[0] + after[2] - before[2]) / ticks
-                others[n].append(max(0.0, busy - used) / (wall * machine))
-    median = {n: statistics.median(v) for n, v in rates.items()}
-    per_cpu = {n: statistics.median(r / c for r, c in zip(rates[n], cpu[n]) if c > 0)
+        for name, (cls, options) in searchers.items():
+            for n in counts:
+                engine = cls(seed=r, **{**options, "threads": n})
+                before, c0, t0 = _cpu_jiffies(), time.process_time(), time.perf_counter()
+                stats = engine.search(state.core, iterations=per_thread * n)
+                wall = time.perf_counter() - t0
+                used, after = time.process_time() - c0, _cpu_jiffies()
+                rates[name][n].append(stats["iterations"] / stats["seconds"])
+                cpu[name][n].append(used / wall)
+                if name == "ismcts" and before is not None and after is not None:
+                    busy = (after[0] - before[0] + after[2] - before[2]) / ticks
+                    others[n].append(max(0.0, busy - used) / (wall * machine))
+    median = {name: {n: statistics.median(v) for n, v in by.items()}
+              for name, by in rates.items()}
+    ismcts = rates["ismcts"]
+    per_cpu = {n: statistics.median(r / c for r, c in zip(ismcts[n], cpu["ismcts"][n]) if c > 0)
                for n in counts}
     return {
-        "ismcts_iters_per_s_by_threads": {str(n): round(median[n]) for n in counts},
-        "thread_efficiency": round(median[cores] / (cores * median[1]), 3),
+        "ismcts_iters_per_s_by_threads": {str(n): round(median["ismcts"][n]) for n in counts},
+        "thread_efficiency": round(median["ismcts"][cores] / (cores * median["ismcts"][1]), 3),
         "thread_cores": cores,
         # iterations per CPU second with all cores over with one: 1 if the
         # threads, when they run, iterate as fast as one thread alone (the
         # rest of a shortfall is time the threads did not get a CPU)
         "thread_efficiency_per_cpu_second": round(per_cpu[cores] / per_cpu[1], 3),
-        "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu[n]), 2)
+        "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu["ismcts"][n]), 2)
                                            for n in counts},
         "thread_others_cpu_share_by_threads": {
             str(n): round(statistics.median(others[n]), 3) if others[n] else None
             for n in counts},
         "thread_scheduler_autogroup": _autogroup(),
+        "oos_iters_per_s_by_threads": {str(n): round(median["oos"][n]) for n in counts},
+        "oos_thread_efficiency": round(median["oos"][cores] / (cores * median["oos"][1]), 3),
         "thread_method": f"medians of {repeats} interleaved repeats; {per_thread} iterations "
-                         f"per thread from the opening; bot defaults {options} but threads",
+                         f"per thread from the opening; bot defaults but threads: ismcts "
+                         f"{searchers['ismcts'][1]}, oos {searchers['oos'][1]}",
     }
 
 

@@ -89,6 +89,47 @@ def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
     return done, now() - t0
 
 
+MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def thread_seed(seed: int, index: int) -> int:
+    """The random seed of tree ``index`` of a search seeded ``seed``: the
+    seed itself for tree 0 (so one thread is the one-tree search), else a
+    splitmix64 mix of (seed, index), so each tree has its own stream."""
+    z = int(seed) & MASK64
+    if index == 0:
+        return z
+    z = (z + index * 0x9E3779B97F4A7C15) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def iteration_shares(iterations: int, threads: int) -> list[int]:
+    """``iterations`` split over ``threads`` trees, the first ones taking
+    one more when it does not divide (they sum to ``iterations``)."""
+    return [iterations // threads + (1 if k < iterations % threads else 0)
+            for k in range(threads)]
+
+
+def run_trees(runs: Sequence[Callable[[int], int]], iterations: int,
+              time_limit: float) -> tuple[int, list[int], float]:
+    """The budget loop of a root-parallel search: one run, :func:`run_budget`
+    on the calling thread; several (one per tree), :func:`run_parallel` with
+    the iteration budget split by :func:`iteration_shares` (a budget below
+    the trees leaves the last ones idle: they get no thread).  Returns
+    (iterations in all, iterations per tree that ran, seconds)."""
+    if len(runs) == 1:
+        done, seconds = run_budget(runs[0], iterations, time_limit)
+        return done, [done], seconds
+    shares = iteration_shares(iterations, len(runs)) if iterations > 0 else [0] * len(runs)
+    if iterations > 0:
+        runs = [r for r, k in zip(runs, shares) if k > 0]
+        shares = [k for k in shares if k > 0]
+    by_thread, seconds = run_parallel(runs, shares, time_limit)
+    return sum(by_thread), by_thread, seconds
+
+
 def win_probabilities(player: int, p: float, n: float) -> tuple[list[float], list[list[float]]]:
     """``player``'s win probability p, estimated from n (effective) samples,
     as [polish, german] probabilities and their 95% normal intervals."""

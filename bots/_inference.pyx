@@ -58,6 +58,15 @@ from solver._core cimport (
 INFERENCE = ("off", "heuristic")  # the searchers' ``inference`` settings
 POOL = 64                  # worlds drawn and weighed per search
 TRUST = 0.5                # weight of the heuristic's choices in the opponent model
+
+
+def check_inference(str inference):
+    """``inference`` itself if it is one of :data:`INFERENCE`, else ValueError
+    (the searchers' constructors check it so)."""
+    if inference not in INFERENCE:
+        raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
+                         f"got {inference!r}")
+    return inference
 WEIGHT_FLOOR = 0.01        # the least weight of a world, relative to the best one
 cdef int C_POOL = POOL        # the same three, for the nogil code
 cdef double C_TRUST = TRUST

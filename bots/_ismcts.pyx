@@ -24,9 +24,9 @@ object's own, seeded with ``seed``, so one thread is the one-tree search.
 """
 
 from libc.math cimport log, sqrt
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint32_t
 
-from bots._budget import run_budget, run_parallel, win_probabilities
+from bots._budget import run_trees, thread_seed, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
@@ -36,7 +36,7 @@ from bots._searchtree import ROLLOUTS
 from bots._inference cimport (
     Beliefs, Observations, beliefs_build, beliefs_free, descent_start_beliefs,
 )
-from bots._inference import INFERENCE, POOL, TRUST
+from bots._inference import POOL, TRUST, check_inference
 from solver._core cimport (
     NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_below,
 )
@@ -49,26 +49,6 @@ ctypedef struct Edge:
 
 
 cdef double TIE_TOLERANCE = 1e-5  # UCB scores this close to the best tie (is_mcts.cc's kTieTolerance)
-
-
-def thread_seed(seed, int index):
-    """The random seed of tree ``index`` of a search seeded ``seed``: the
-    seed itself for tree 0 (so one thread is the one-tree search), else a
-    splitmix64 mix of (seed, index), so each tree has its own stream."""
-    cdef uint64_t z = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    if index == 0:
-        return z
-    z += <uint64_t>index * <uint64_t>0x9E3779B97F4A7C15
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
-
-
-def iteration_shares(long long iterations, int threads):
-    """``iterations`` split over ``threads`` trees, the first ones taking
-    one more when it does not divide (they sum to ``iterations``)."""
-    return [iterations // threads + (1 if k < iterations % threads else 0)
-            for k in range(threads)]
 
 
 cdef inline Edge* _edges(Tree* t) noexcept nogil:
@@ -100,7 +80,7 @@ cdef class ISMCTS(TreeSearch):
     bots._inference; it acts when ``search`` is given ``observations``; each
     tree builds its weighted pool from its own random stream).  ``threads``: the trees searched in
     parallel, one native thread each (see the module's docstring); an
-    iteration budget is split among them (``iteration_shares``: K
+    iteration budget is split among them (``bots._budget.iteration_shares``: K
     iterations in all), a time budget is one deadline for all, and the node
     cap is split too: each tree holds at most ``max_nodes // threads``
     nodes (at least 1), so memory stays within the one cap (unless there
@@ -126,10 +106,7 @@ cdef class ISMCTS(TreeSearch):
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
                  seed=0, double prior=3.0, str inference="off", int threads=1):
-        if inference not in INFERENCE:
-            raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
-                             f"got {inference!r}")
-        self.inference = inference
+        self.inference = check_inference(inference)
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
         if threads < 1:
@@ -284,19 +261,8 @@ cdef class ISMCTS(TreeSearch):
             raise ValueError("observations: recorded in another game than the one searched")
         self.reset()
         self._build_beliefs(root, observations)
-        if self.threads == 1:
-            done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
-            by_thread = [done]
-        else:
-            trees = self._trees()
-            shares = (iteration_shares(iterations, self.threads) if iterations > 0
-                      else [0] * self.threads)
-            if iterations > 0:  # a budget below the threads leaves some trees idle
-                trees = [t for t, k in zip(trees, shares) if k > 0]
-                shares = [k for k in shares if k > 0]
-            by_thread, seconds = run_parallel(
-                [(lambda n, t=t: t._run(root, n)) for t in trees], shares, time_limit)
-            done = sum(by_thread)
+        done, by_thread, seconds = run_trees(
+            [(lambda n, t=t: t._run(root, n)) for t in self._trees()], iterations, time_limit)
         stats = self._stats(root, current_player(&root.s), done, seconds)
         stats["threads"] = self.threads
         stats["iterations_by_thread"] = by_thread

@@ -92,6 +92,19 @@ error only, not the error of the worlds' prior or of the frontier playouts.
 A root action's value is the same mean over the iterations that took it,
 with the root's own ratio left out.
 
+Root parallelisation (``threads`` > 1), as ISMCTS's: the search keeps
+``threads`` independent trees, each with its own random stream
+(``bots._budget.thread_seed``), its own weighted worlds and a share of the
+node cap, and runs each tree's iterations on its own native thread without
+the GIL (``bots._budget.run_trees``).  At the root the trees' cumulative
+average strategies, visits and value sums are added up (each tree's
+average strategy is a sampled estimate of the same subgame's equilibrium,
+its sum weighted by its own iterations), and the threshold is applied to
+the sum; ``current`` is the mean of the trees' regret-matching strategies.
+With ``keep`` each tree keeps its own tree.  Tree 0 is this object's own,
+seeded with ``seed``, so one thread is the one-tree search, and an
+iteration budget with a seed repeats the search for a given N.
+
 Everything per iteration runs in C without the GIL and without Python
 objects.
 """
@@ -100,7 +113,7 @@ from libc.math cimport sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from bots._budget import run_budget, win_probabilities
+from bots._budget import run_trees, thread_seed, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Node, Tree, TreeSearch, descent_next, descent_start,
@@ -110,7 +123,7 @@ from bots._searchtree import ROLLOUTS
 from bots._inference cimport (
     Beliefs, Observations, beliefs_build, beliefs_free, descent_start_beliefs,
 )
-from bots._inference import INFERENCE, POOL, TRUST
+from bots._inference import POOL, TRUST, check_inference
 from solver._core cimport (
     NUM_ACTIONS, Config, Core, State, current_player, is_chance, is_terminal, rng_unit,
 )
@@ -153,8 +166,10 @@ cdef class OOS(TreeSearch):
     ``inference``: "off" or "heuristic" (worlds weighted by the opponent's
     observed decisions, bots._inference, as ISMCTS's); ``seed``:
     the searcher's random stream (same seed and iteration budget, same
-    result).  The tree, its node cap and its hash-collision policy are
-    bots._searchtree's.
+    result); ``threads``: the trees searched in parallel, one native thread
+    each (see the module's docstring), the iteration budget and the node cap
+    split among them as ISMCTS's.  The tree, its node cap and its
+    hash-collision policy are bots._searchtree's.
     """
     cdef readonly double epsilon
     cdef readonly double threshold
@@ -171,6 +186,8 @@ cdef class OOS(TreeSearch):
     cdef Step path[PATH_CAP]
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
+    cdef readonly int threads      # trees searched in parallel (this one and the helpers)
+    cdef list helpers              # trees 1..threads-1 (OOS searchers of one thread)
 
     def __cinit__(self):
         self.beliefs.worlds = NULL
@@ -183,11 +200,9 @@ cdef class OOS(TreeSearch):
 
     def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
-                 str baseline="mean", seed=0, double prior=300.0, str inference="off"):
-        if inference not in INFERENCE:
-            raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
-                             f"got {inference!r}")
-        self.inference = inference
+                 str baseline="mean", seed=0, double prior=300.0, str inference="off",
+                 int threads=1):
+        self.inference = check_inference(inference)
         if not prior >= 0.0:
             raise ValueError(f"prior must be at least 0, got {prior}")
         self.prior = prior
@@ -195,6 +210,8 @@ cdef class OOS(TreeSearch):
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if not 0.0 <= threshold < 1.0:
@@ -211,11 +228,25 @@ cdef class OOS(TreeSearch):
         self.rollout = ROLLOUTS[rollout]
         self.linear = weighting == "linear"
         self.plus = regret == "rm+"
-        self._init_tree(sizeof(Edge), max_nodes, seed)
+        self.threads = threads
+        cap = max(1, max_nodes // threads)
+        self._init_tree(sizeof(Edge), cap, seed)
+        self.helpers = [OOS(epsilon, cap, rollout, threshold, weighting, regret, baseline,
+                            thread_seed(seed, k), prior, inference)
+                        for k in range(1, threads)]
         self.reset()
 
     def reset(self):
-        """Forgets the tree and the value sums (a new search starts from scratch)."""
+        """Forgets the trees and the value sums (a new search starts from scratch)."""
+        cdef OOS t
+        for t in self._trees():
+            t._forget()
+
+    cdef list _trees(self):
+        return [self] + self.helpers
+
+    cdef void _forget(self) noexcept:
+        """Forgets this tree and its value sums."""
         tree_clear(&self.tree)
         self.done = 0
         self._clear_sums()
@@ -375,27 +406,38 @@ cdef class OOS(TreeSearch):
         95% interval (see the module docstring); and the iterations,
         seconds, nodes and bytes.
         """
-        cdef int searcher
-        cdef int32_t node = -1
+        cdef OOS t
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
         if observations is not None and observations.config.key != root.config.key:
             raise ValueError("observations: recorded in another game than the one searched")
-        searcher = current_player(&root.s)
+        for t in self._trees():
+            t._prepare(root, keep, observations)
+        done, by_thread, seconds = run_trees(
+            [(lambda n, t=t: t._run(root, n)) for t in self._trees()], iterations, time_limit)
+        stats = self._stats(root, current_player(&root.s), done, seconds)
+        stats["threads"] = self.threads
+        stats["iterations_by_thread"] = by_thread
+        return stats
+
+    cdef int _prepare(self, Core root, bint keep, Observations observations) except -1:
+        """This tree before a search: kept (``keep``, if it holds ``root``'s
+        information set and fills at most half its cap) or cleared, the value
+        sums cleared, and its weighted worlds drawn from its own stream."""
+        cdef int32_t node = -1
         if keep and 2 * self.tree.n_nodes <= self.tree.max_nodes:
             node = self._state_node(root)   # -1 on a hash collision too
         if node < 0:
-            self.reset()
+            self._forget()
         else:
             self._clear_sums()
             self.root_node = node
         self.start = self.done
         self.beliefs.n = 0
         if self.inference != "off":
-            beliefs_build(&self.beliefs, &root.config.c, &root.s, searcher, observations,
-                          TRUST, POOL, &self.rng)
-        done, seconds = run_budget(lambda n: self._run(root, n), iterations, time_limit)
-        return self._stats(root, searcher, done, seconds)
+            beliefs_build(&self.beliefs, &root.config.c, &root.s, current_player(&root.s),
+                          observations, TRUST, POOL, &self.rng)
+        return 0
 
     def _run(self, Core root, long long n):
         """``n`` more iterations from ``root`` without the GIL; returns n.
@@ -416,39 +458,68 @@ cdef class OOS(TreeSearch):
             raise MemoryError("OOS: out of memory")
         return n
 
-    cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
+    cdef list _root_sums(self):
+        """Per root edge of this tree: [action, average sum, current strategy,
+        visits, aw, awu, aw2] (empty if no iteration reached the root)."""
         cdef double sigma[NUM_ACTIONS]
-        cdef double avg_total = 0.0
         cdef Edge* e
         cdef int k, n
-        cdef int32_t root_node = self.root_node
-        if root_node < 0:   # also when no iteration ran
+        if self.root_node < 0:
+            return []
+        n = self.tree.nodes[self.root_node].count
+        e = &_edges(&self.tree)[self.tree.nodes[self.root_node].first]
+        self._strategy(self.root_node, sigma)
+        return [[e[k].h.action, e[k].avg, sigma[k], e[k].h.visits,
+                 self.aw[k], self.awu[k], self.aw2[k]] for k in range(n)]
+
+    cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
+        cdef OOS t
+        cdef double vw = 0.0, vwu = 0.0, vw2 = 0.0
+        cdef size_t size = 0
+        cdef long long nodes = 0, edges = 0
+        rows = None
+        reached = 0
+        for t in self._trees():
+            vw += t.vw
+            vwu += t.vwu
+            vw2 += t.vw2
+            nodes += t.tree.n_nodes
+            edges += t.tree.n_edges
+            size += tree_bytes(&t.tree) + sizeof(Step) * PATH_CAP
+            sums = t._root_sums()
+            if not sums:
+                continue
+            reached += 1
+            if rows is None:
+                rows = sums
+                continue
+            for row, more in zip(rows, sums):  # the same legal actions, in the same order
+                if row[0] != more[0]:
+                    raise RuntimeError("OOS: the trees' roots list different actions")
+                for j in range(1, 7):
+                    row[j] += more[j]
+        if rows is None:   # also when no iteration ran
             raise ValueError("OOS: no iteration reached the root")
-        n = self.tree.nodes[root_node].count
-        e = &_edges(&self.tree)[self.tree.nodes[root_node].first]
-        self._strategy(root_node, sigma)
-        for k in range(n):
-            avg_total += e[k].avg
+        avg_total = sum(row[1] for row in rows)
         actions = []
-        for k in range(n):
-            avg = e[k].avg / avg_total if avg_total > 0 else sigma[k]
-            mean, ess = _weighted(self.aw[k], self.awu[k], self.aw2[k])
-            actions.append({"action": e[k].h.action, "average": avg, "current": sigma[k],
-                            "visits": e[k].h.visits, "value": mean,
+        for action, avg_sum, current, visits, aw, awu, aw2 in rows:
+            mean, ess = _weighted(aw, awu, aw2)
+            actions.append({"action": action,
+                            "average": avg_sum / avg_total if avg_total > 0 else current / reached,
+                            "current": current / reached, "visits": visits, "value": mean,
                             "stderr": sqrt(mean * (1 - mean) / ess) if ess > 1 else 1.0})
         top = max(a["average"] for a in actions)
         kept = [a["average"] if a["average"] >= min(self.threshold, top) else 0.0
                 for a in actions]
         for a, p in zip(actions, kept):
             a["frequency"] = p / sum(kept)
-        p, ess = _weighted(self.vw, self.vwu, self.vw2)
+        p, ess = _weighted(vw, vwu, vw2)
         value, ci = win_probabilities(searcher, p, ess)
         return {"player": searcher, "actions": actions,
                 "strategy": {a["action"]: a["frequency"] for a in actions},
                 "value": value, "value_ci95": ci, "effective_samples": ess,
                 "iterations": done, "worlds": done, "seconds": seconds,
-                "nodes": self.tree.n_nodes, "edges": self.tree.n_edges,
-                "memory_bytes": tree_bytes(&self.tree) + sizeof(Step) * PATH_CAP,
+                "nodes": nodes, "edges": edges, "memory_bytes": size,
                 "belief_worlds": self.beliefs.n}
 
     cdef list _edge_stats(self, int32_t node):
@@ -460,6 +531,64 @@ cdef class OOS(TreeSearch):
             total += e[k].avg
         return [{"action": e[k].h.action, "visits": e[k].h.visits,
                  "frequency": e[k].avg / total if total > 0 else 0.0} for k in range(n)]
+
+    def node_stats(self, Core state):
+        """Statistics of the node of ``state``'s player to move, summed over
+        the trees (visits, and the average strategy's sums), or None if no
+        tree holds it (used to read recommended replies later in an
+        action's resolution)."""
+        cdef OOS t
+        cdef int32_t node
+        cdef Edge* e
+        cdef int k
+        visits = 0
+        rows = None
+        for t in self._trees():
+            node = t._state_node(state)
+            if node < 0:
+                continue
+            e = &_edges(&t.tree)[t.tree.nodes[node].first]
+            visits += t.tree.nodes[node].visits
+            if rows is None:
+                rows = [[e[k].h.action, e[k].h.visits, e[k].avg]
+                        for k in range(t.tree.nodes[node].count)]
+            else:  # the same legal actions, in the same order (the collision policy)
+                for k in range(t.tree.nodes[node].count):
+                    rows[k][1] += e[k].h.visits
+                    rows[k][2] += e[k].avg
+        if rows is None:
+            return None
+        total = sum(r[2] for r in rows)
+        return {"player": current_player(&state.s), "visits": visits,
+                "actions": [{"action": a, "visits": v, "frequency": w / total if total > 0 else 0.0}
+                            for a, v, w in rows]}
+
+    @property
+    def tree_size(self):
+        """Nodes in the trees now."""
+        cdef OOS t
+        cdef long long n = 0
+        for t in self._trees():
+            n += t.tree.n_nodes
+        return n
+
+    @property
+    def collisions(self):
+        """Lookups since the trees were last cleared that met a node of
+        another action list under the state's key (see _searchtree.pxd)."""
+        cdef OOS t
+        cdef long long n = 0
+        for t in self._trees():
+            n += t.tree.collisions
+        return n
+
+    def memory_bytes(self):
+        """Bytes allocated for the trees (nodes, edges, key tables)."""
+        cdef OOS t
+        cdef size_t n = 0
+        for t in self._trees():
+            n += tree_bytes(&t.tree)
+        return n
 
 
 def _weighted(double w, double wu, double w2):

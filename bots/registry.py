@@ -222,6 +222,11 @@ def _rollout(help: str) -> Option:
     return Option("rollout", ROLLOUT, "heuristic", help, engine="rollout")
 
 
+THREADS = Option("threads", WHOLE, 1, "native threads searching in parallel, one "
+                 "independent tree each, their root statistics summed (root "
+                 "parallelisation); the iteration budget and the node cap are split among "
+                 "them, so the same seed and iterations give the same search for a given N",
+                 low=1, high=THREAD_LIMIT, engine="threads")
 INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS[0],
                    "off: worlds uniform among the opponent hands consistent with what the "
                    "bot saw; heuristic: worlds weighted by the likelihood of the opponent's "
@@ -261,11 +266,7 @@ BOTS: dict[str, BotEntry] = {
                "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
                low=0.0, high=1e9, engine="prior"),
         INFERENCE,
-        Option("threads", WHOLE, 1, "native threads searching in parallel, one independent "
-               "tree each, their root statistics summed (root parallelisation); the iteration "
-               "budget and the node cap are split among them, so the same seed and iterations "
-               "give the same search for a given N", low=1, high=THREAD_LIMIT,
-               engine="threads"),
+        THREADS,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -292,6 +293,7 @@ BOTS: dict[str, BotEntry] = {
                "pyspiel.evaluate_bots), not in play or advise, which search every decision "
                "afresh"),
         INFERENCE,
+        THREADS,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (

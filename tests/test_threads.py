@@ -1,5 +1,5 @@
-"""Parallel ISMCTS (threads=N, root parallelisation): reproducible for a
-seed, iteration budget and N; one thread is the one-tree search; the
+"""Parallel ISMCTS and OOS (threads=N, root parallelisation): reproducible
+for a seed, iteration budget and N; one thread is the one-tree search; the
 iteration budget and the node cap are split; one deadline stops every
 thread (fake clock); the registry's option and its interactive default."""
 import pyspiel
@@ -8,8 +8,9 @@ import pytest
 from apps.server.games import Limits, cap_spec
 from bots import BotSpecError, make_bot, parse_spec
 from bots import _budget
-from bots._budget import CHUNK, run_budget, run_parallel
-from bots._ismcts import ISMCTS, iteration_shares, thread_seed
+from bots._budget import CHUNK, iteration_shares, run_budget, run_parallel, thread_seed
+from bots._ismcts import ISMCTS
+from bots._oos import OOS
 from bots.registry import available_cores
 
 
@@ -69,6 +70,72 @@ def test_merged_root_is_the_sum_of_the_trees():
     assert node.node_stats(core)["visits"] == 3001
 
 
+def _oos_key(stats):
+    return (stats["actions"], stats["strategy"], stats["value"], stats["iterations"],
+            stats["nodes"], stats["iterations_by_thread"])
+
+
+def test_oos_same_seed_same_parallel_search_and_one_thread_is_one_tree():
+    core = opening()
+    a = OOS(seed=5, threads=2).search(core, iterations=2000)
+    b = OOS(seed=5, threads=2).search(core, iterations=2000)
+    assert _oos_key(a) == _oos_key(b)
+    assert a["threads"] == 2 and a["iterations_by_thread"] == [1000, 1000]
+    one = OOS(seed=7, threads=1).search(core, iterations=1500)
+    plain = OOS(seed=7).search(core, iterations=1500)
+    assert _oos_key(one) == _oos_key(plain)
+    via_spec = make_bot("oos:iterations=800,threads=1", 0, 3).analyse(core)["stats"]
+    default = make_bot("oos:iterations=800", 0, 3).analyse(core)["stats"]
+    assert _oos_key(via_spec) == _oos_key(default)
+
+
+def test_oos_merged_root_is_the_sum_of_the_trees():
+    """OOS threads=2 at 2001 iterations is two one-tree searches seeded
+    thread_seed(seed, k), of 1001 and 1000 iterations and half the node cap
+    each: root visits and nodes summed, the current strategy their mean, the
+    value a weighted mean of theirs (the pooled importance-sampling
+    estimate), the strategy the threshold applied to the summed average."""
+    core = opening()
+    merged = OOS(seed=11, threads=2, max_nodes=4000).search(core, iterations=2001)
+    parts = [OOS(seed=thread_seed(11, k), max_nodes=2000).search(core, iterations=n)
+             for k, n in enumerate([1001, 1000])]
+    assert merged["iterations_by_thread"] == [1001, 1000]
+    assert merged["nodes"] == sum(p["nodes"] for p in parts)
+    for k, a in enumerate(merged["actions"]):
+        rows = [p["actions"][k] for p in parts]
+        assert all(r["action"] == a["action"] for r in rows)
+        assert a["visits"] == sum(r["visits"] for r in rows)
+        assert a["current"] == pytest.approx(sum(r["current"] for r in rows) / 2, abs=1e-12)
+        lo, hi = sorted(r["average"] for r in rows)
+        assert lo - 1e-12 <= a["average"] <= hi + 1e-12
+    assert sum(a["visits"] for a in merged["actions"]) == 2001
+    assert sum(merged["strategy"].values()) == pytest.approx(1.0)
+    lo, hi = sorted(p["value"][0] for p in parts)
+    assert lo - 1e-12 <= merged["value"][0] <= hi + 1e-12
+    engine = OOS(seed=11, threads=2, max_nodes=4000)
+    engine.search(core, iterations=2001)
+    assert engine.node_stats(core)["visits"] == 2001
+    assert engine.tree_size == merged["nodes"] and engine.max_nodes == 2000
+
+
+def test_oos_kept_trees_with_threads():
+    """reuse=yes keeps each tree: a second search from the same information
+    set goes on with both trees' visits."""
+    core = opening()
+    engine = OOS(seed=3, threads=2)
+    first = engine.search(core, iterations=600, keep=True)
+    second = engine.search(core, iterations=600, keep=True)
+    assert sum(a["visits"] for a in second["actions"]) == 1200
+    assert sum(a["visits"] for a in first["actions"]) == 600
+
+
+def test_oos_one_deadline_stops_every_thread(fake_clock):
+    stats = OOS(seed=3, threads=2).search(opening(), time_limit=0.1)
+    by_thread = stats["iterations_by_thread"]
+    assert len(by_thread) == 2 and all(n >= CHUNK and n % CHUNK == 0 for n in by_thread)
+    assert stats["seconds"] >= 0.1
+
+
 def test_a_budget_below_the_threads_leaves_trees_idle():
     stats = ISMCTS(seed=1, threads=4).search(opening(), iterations=2)
     assert stats["iterations"] == 2 and stats["iterations_by_thread"] == [1, 1]
@@ -113,7 +180,7 @@ def test_run_parallel_raises_a_thread_error_and_checks_budgets(fake_clock):
     ("ismcts:threads=257", "threads must be in [1, 256], got 257"),
     ("ismcts:threads=1.5", "threads expects a whole number, got '1.5'"),
     ("ismcts:threads=two", "threads expects a whole number"),
-    ("oos:threads=2", "unknown option 'threads=2'"),
+    ("oos:threads=0", "threads must be in [1, 256], got 0"),
 ])
 def test_bad_thread_specs(spec, words):
     with pytest.raises(BotSpecError, match=words.replace("[", r"\[").replace("]", r"\]")
@@ -121,9 +188,10 @@ def test_bad_thread_specs(spec, words):
         parse_spec(spec)
 
 
-def test_constructor_refuses_no_threads():
+@pytest.mark.parametrize("searcher", [ISMCTS, OOS])
+def test_constructor_refuses_no_threads(searcher):
     with pytest.raises(ValueError, match="threads must be at least 1"):
-        ISMCTS(threads=0)
+        searcher(threads=0)
 
 
 def test_interactive_default_is_the_cores_and_tournaments_one():
@@ -132,7 +200,9 @@ def test_interactive_default_is_the_cores_and_tournaments_one():
         == available_cores()
     assert make_bot("ismcts:iterations=10,threads=3", 0, interactive=True) \
         .search_engine.threads == 3
-    assert make_bot("oos:iterations=10", 0, interactive=True) is not None
+    assert make_bot("oos:iterations=10", 0).search_engine.threads == 1
+    assert make_bot("oos:iterations=10", 0, interactive=True).search_engine.threads \
+        == available_cores()
 
 
 def test_the_server_caps_the_threads_of_a_search():
@@ -141,7 +211,8 @@ def test_the_server_caps_the_threads_of_a_search():
     assert Limits().max_threads == available_cores()
     # a spec without threads gets the cap too (the interactive default is every core)
     assert "threads=1" in cap_spec("ismcts:time=1", Limits(max_threads=1))
-    assert "threads" not in cap_spec("oos:time=1", Limits(max_threads=1))
+    assert "threads=1" in cap_spec("oos:time=1", Limits(max_threads=1))
+    assert "threads=2" in cap_spec("oos:time=1,threads=9", Limits(max_threads=2))
 
 
 def test_every_search_of_the_server_names_its_threads(monkeypatch):

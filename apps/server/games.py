@@ -58,7 +58,7 @@ class Limits:
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
     review_iterations: int = 1000   # the search that rates each decision in a review
     max_games: int = 200            # games held at once
-    max_threads: int = field(default_factory=available_cores)  # ISMCTS threads per search
+    max_threads: int = field(default_factory=available_cores)  # search threads per search
 
 
 def cap_spec(spec: str, limits: Limits) -> str:
@@ -72,9 +72,9 @@ def cap_spec(spec: str, limits: Limits) -> str:
         if "iterations" in options:
             options["iterations"] = min(int(options["iterations"]), limits.max_iterations)
         options["nodes"] = min(int(options.get("nodes", 1_000_000)), limits.max_nodes)
-        if name == "ismcts":  # always named: the interactive default is every core
-            options["threads"] = min(int(options.get("threads", limits.max_threads)),
-                                     limits.max_threads)
+        # always named: the interactive default is every core
+        options["threads"] = min(int(options.get("threads", limits.max_threads)),
+                                 limits.max_threads)
     elif name == "openspiel-ismcts":
         if "time" in options:
             options["time"] = min(float(options["time"]), limits.max_time)
