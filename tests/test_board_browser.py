@@ -19,9 +19,9 @@ from pathlib import Path
 import pyspiel
 import pytest
 
-from apps.server.app import create_app
-from apps.server.games import Limits, save_bytes
-from apps.server.harness import CHROMIUM, launch_chromium, serve_in_thread
+from apps.server.games import save_bytes
+from apps.server.harness import CHROMIUM
+from browser_helpers import browser, open_page, server_fixture  # noqa: F401 (fixtures)
 from solver.state_io import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,45 +39,28 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
 ]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = create_app(tmp_path_factory.mktemp("board-data"), Limits(review_iterations=30))
-    with serve_in_thread(app) as url:
-        yield {"url": url, "app": app}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
+server = server_fixture("board-data")
 
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
-    pg = context.new_page()
-    pg.errors = []
-    pg.check_ms = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    with open_page(browser, 1500, 1100) as pg:
+        pg.check_ms = []
 
-    def timing(response):
-        if response.url.endswith("/api/board/check"):
-            try:
-                header = response.all_headers().get("server-timing", "")
-            except Exception:  # the page moved on
-                return
-            m = re.search(r"check;dur=([0-9.]+)", header)
-            pg.check_ms.append((float(m.group(1)), response.status) if m else None)
+        def timing(response):
+            if response.url.endswith("/api/board/check"):
+                try:
+                    header = response.all_headers().get("server-timing", "")
+                except Exception:  # the page moved on
+                    return
+                m = re.search(r"check;dur=([0-9.]+)", header)
+                pg.check_ms.append((float(m.group(1)), response.status) if m else None)
 
-    pg.on("response", timing)
-    yield pg
-    assert not pg.errors, pg.errors
-    context.close()
+        pg.on("response", timing)
+        yield pg
 
 
 class Board:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.server.app import create_app
-from apps.server.games import Limits
-from apps.server.harness import CHROMIUM, launch_chromium, serve_in_thread
+from apps.server.harness import CHROMIUM
+from browser_helpers import browser, open_page, server_fixture  # noqa: F401 (fixtures)
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "bench-serve.json"
 WINDOWS = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
@@ -24,44 +23,27 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
 ]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = create_app(tmp_path_factory.mktemp("serve-data"), Limits(review_iterations=30))
-    with serve_in_thread(app) as url:
-        yield {"url": url, "app": app}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = launch_chromium(p)
-        yield b
-        b.close()
+server = server_fixture("serve-data")
 
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    pg = context.new_page()
-    pg.errors = []
-    pg.payloads = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.on("dialog", lambda d: d.accept())  # "this closes the game in progress": yes
+    with open_page(browser, 1400, 1000) as pg:
+        pg.payloads = []
+        pg.on("dialog", lambda d: d.accept())  # "this closes the game in progress": yes
 
-    def record(response):
-        if "/api/" in response.url and "/save" not in response.url:
-            try:
-                pg.payloads.append(response.text())
-            except Exception:  # a response whose body is gone (the page moved on)
-                pass
+        def record(response):
+            if "/api/" in response.url and "/save" not in response.url:
+                try:
+                    pg.payloads.append(response.text())
+                except Exception:  # a response whose body is gone (the page moved on)
+                    pass
 
-    pg.on("response", record)
-    yield pg
-    assert not pg.errors, pg.errors
-    context.close()
+        pg.on("response", record)
+        yield pg
 
 
 def settled(page) -> dict:
