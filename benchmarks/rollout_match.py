@@ -40,6 +40,29 @@ def play(game, specs, seed, prepare=None):
     return 0 if state.returns()[0] > 0 else 1
 
 
+def match(game, a, b, games, seed, label, prepare=None):
+    """``games`` games of ``a`` against ``b`` (each deal twice, sides swapped,
+    same chance seed; ``prepare(side of a)``, if given, is the ``prepare``
+    of that game), a progress line after each deal.  Returns a's wins, the
+    games and, per side of a, [wins, games] under ``{label}_as_polish`` and
+    ``{label}_as_german``."""
+    wins, played = 0, 0
+    by_side = {f"{label}_as_polish": [0, 0], f"{label}_as_german": [0, 0]}
+    for deal in range(games // 2):
+        deal_seed = seed * 100003 + deal
+        for side in (0, 1):
+            specs = [a, b] if side == 0 else [b, a]
+            won = play(game, specs, deal_seed,
+                       None if prepare is None else prepare(side)) == side
+            wins += won
+            played += 1
+            row = by_side[f"{label}_as_polish" if side == 0 else f"{label}_as_german"]
+            row[0] += won
+            row[1] += 1
+        print(f"{played} games, {label} won {wins}", file=sys.stderr, flush=True)
+    return wins, played, by_side
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100)
@@ -50,20 +73,8 @@ def main(argv=None) -> int:
     game = pyspiel.load_game("wildhorn")
     a = f"ismcts:iterations={args.iterations},rollout=informed"
     b = f"ismcts:iterations={args.iterations},rollout=random"
-    score, games, t0 = 0.0, 0, time.time()
-    by_side = {"informed_as_polish": [0, 0], "informed_as_german": [0, 0]}
-    for deal in range(args.games // 2):
-        seed = args.seed * 100003 + deal
-        for informed_side in (0, 1):
-            specs = [a, b] if informed_side == 0 else [b, a]
-            winner = play(game, specs, seed)
-            won = winner == informed_side
-            score += won
-            games += 1
-            key = "informed_as_polish" if informed_side == 0 else "informed_as_german"
-            by_side[key][0] += won
-            by_side[key][1] += 1
-        print(f"{games} games, informed {score}/{games}", file=sys.stderr, flush=True)
+    t0 = time.time()
+    score, games, by_side = match(game, a, b, args.games, args.seed, "informed")
     p = score / games
     half = 1.96 * math.sqrt(p * (1 - p) / games)
     out = {"informed_score": p, "ci95": [max(0, p - half), min(1, p + half)],

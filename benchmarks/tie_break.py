@@ -23,12 +23,13 @@ import pyspiel
 
 import solver  # noqa: F401
 from apps.tournament import wilson
-from rollout_match import play  # the seeded game loop (run from the repository root)
+from rollout_match import match  # the seeded, seat-swapped game loop (run from the repository root)
 
 
-def old_rule_on(side):
-    """A ``prepare`` for rollout_match.play: the old tie-break on ``side``."""
-    return lambda bots: bots[side].search_engine._set_tie_break("first")
+def old_rule_on_other(new_side):
+    """A ``prepare`` for rollout_match.play: the old tie-break on the side
+    that is not ``new_side``."""
+    return lambda bots: bots[1 - new_side].search_engine._set_tie_break("first")
 
 
 def main(argv=None) -> int:
@@ -40,18 +41,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     game = pyspiel.load_game("wildhorn")
     spec = f"ismcts:iterations={args.iterations}"
-    wins, games, t0 = 0, 0, time.time()
-    by_side = {"random_ties_as_polish": [0, 0], "random_ties_as_german": [0, 0]}
-    for deal in range(args.games // 2):
-        seed = args.seed * 100003 + deal
-        for new_side in (0, 1):
-            won = play(game, [spec, spec], seed, old_rule_on(1 - new_side)) == new_side
-            wins += won
-            games += 1
-            key = "random_ties_as_polish" if new_side == 0 else "random_ties_as_german"
-            by_side[key][0] += won
-            by_side[key][1] += 1
-        print(f"{games} games, random ties won {wins}", file=sys.stderr, flush=True)
+    t0 = time.time()
+    # the bot with random ties is "a"; the old rule goes on the other side
+    wins, games, by_side = match(game, spec, spec, args.games, args.seed, "random_ties",
+                                 old_rule_on_other)
     out = {"bot": spec, "games": games, "random_ties_wins": wins,
            "random_ties_score": wins / games, "ci95_wilson": wilson(wins, games),
            "by_side": by_side, "seconds": round(time.time() - t0, 1),
