@@ -260,3 +260,20 @@ def test_the_progress_hook_counts_every_chunk(fake_clock, monkeypatch):
         seen.clear()
         stats = ISMCTS(seed=1, threads=threads).search(state.core, iterations=300)
         assert sum(seen) == stats["iterations"] == 300
+
+
+def test_bench_threads_reports_both_searchers():
+    """bench search's thread figures (apps.bench.bench_threads), on a tiny
+    budget: a rate per thread count for ISMCTS and OOS, and each
+    efficiency the ratio of the rates it names."""
+    from apps.bench import bench_threads, thread_counts
+    state = pyspiel.load_game("wildhorn").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    out = bench_threads(state, repeats=1, per_thread=CHUNK)
+    counts = [str(n) for n in thread_counts(available_cores())]
+    for name, key in (("ismcts", "thread_efficiency"), ("oos", "oos_thread_efficiency")):
+        rates = out[f"{name}_iters_per_s_by_threads"]
+        assert list(rates) == counts and all(r > 0 for r in rates.values())
+        cores = out["thread_cores"]
+        assert out[key] == pytest.approx(rates[str(cores)] / (cores * rates["1"]), abs=0.01)
