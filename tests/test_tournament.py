@@ -183,7 +183,10 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
                             start_new_session=True)
     try:
         wait_for(lambda: games_written(killed) >= 3, "3 games written", proc)
-        # a second run on the folder is refused while the first one plays, naming it
+        # frozen (it keeps its lock), so that however slow the machine the
+        # kill below comes before the last game
+        os.killpg(proc.pid, signal.SIGSTOP)
+        # a second run on the folder is refused while the first one holds it, naming it
         busy = cli(*args, "--out", str(killed))
         assert busy.returncode == 2 and len(busy.stderr.strip().splitlines()) == 1, busy.stderr
         assert f"in use by another tournament run (pid {proc.pid}, started " in busy.stderr
