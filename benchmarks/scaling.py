@@ -79,6 +79,37 @@ def rows(out: Path) -> list[dict]:
     return sorted(found, key=lambda r: r["n"])
 
 
+def moves_per_game(path: Path) -> float | None:
+    """The mean moves per game in a match folder's games.csv (None if none)."""
+    import csv
+    try:
+        with open(path / "games.csv", newline="") as f:
+            moves = [int(row["moves"]) for row in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return None
+    return sum(moves) / len(moves) if moves else None
+
+
+def cost_estimate(found: list[dict], games: int = 200) -> dict | None:
+    """What the rest of the curve (every N of DEFAULT_NS to ``games`` games)
+    would cost on one core, extrapolated from the folders present: seconds
+    per move proportional to the iterations (the median of s/move / N over
+    the bots measured) and the mean moves per game; a game of 2N against N
+    costs moves x (2N + N) / 2 x that rate.  None without a measured match."""
+    per_iteration = sorted(r[f"seconds_per_move_{k}"] / (r["n"] * (2 if k == "strong" else 1))
+                           for r in found for k in ("strong", "weak"))
+    moves = [m for m in (moves_per_game(ROOT / r["folder"]) for r in found) if m]
+    if not per_iteration or not moves:
+        return None
+    rate = per_iteration[len(per_iteration) // 2]
+    move_count = sum(moves) / len(moves)
+    played = {r["n"]: r["games"] for r in found}
+    by_n = {n: max(0, games - played.get(n, 0)) * move_count * 1.5 * n * rate
+            for n in DEFAULT_NS}
+    return {"seconds_per_iteration": rate, "moves_per_game": move_count,
+            "core_seconds_by_n": by_n, "core_hours": sum(by_n.values()) / 3600}
+
+
 def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
     lines = ["# What more search buys: ISMCTS at 2N against N iterations", "",
              "Written by `benchmarks/scaling.py` from the match folders present; the last run:",
@@ -102,6 +133,17 @@ def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
     if missing:
         lines += ["", "Not run yet: N = " + ", ".join(map(str, missing))
                   + " (the issue asks for N = 250 ... 16000, at least 200 games each)."]
+    cost = cost_estimate(found)
+    if cost is not None and cost["core_hours"] > 0:
+        lines += ["", f"What the rest would cost (every N to 200 games), extrapolated from the "
+                  f"matches above: {cost['seconds_per_iteration'] * 1e3:.3f} ms per iteration "
+                  f"per move (median over the bots measured; s/move proportional to N) and "
+                  f"{cost['moves_per_game']:.0f} moves per game: about "
+                  f"**{cost['core_hours']:.0f} core-hours** in all, of which N = "
+                  + ", ".join(f"{n}: {sec / 3600:.1f} h" for n, sec
+                              in cost["core_seconds_by_n"].items() if sec > 0)
+                  + ". (Larger trees make an iteration dearer, so the large N are, if "
+                  "anything, underestimated.)"]
     md.parent.mkdir(parents=True, exist_ok=True)
     md.write_text("\n".join(lines) + "\n")
 
