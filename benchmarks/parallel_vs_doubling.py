@@ -1,0 +1,92 @@
+"""Is parallel search worth what doubling one thread's time is worth?
+
+    python benchmarks/parallel_vs_doubling.py
+
+Reads two seat-swapped matches at 0.1 s per move (issue 21):
+
+* ``results/tournaments/threads2-vs-1-0.1s``: ``ismcts:time=0.1,threads=2``
+  against ``ismcts:time=0.1`` (``--jobs 1``, so the two threads have the
+  machine's two cores);
+* ``results/tournaments/doubling-0.2-vs-0.1s``: ``ismcts:time=0.2`` against
+  ``ismcts:time=0.1``, one thread each (``--jobs 2``: a core per game);
+
+and writes ``results/parallel-vs-doubling.json``: each match's score with a
+95% Wilson interval and its Elo difference 400 log10(p / (1 - p)); the
+ratio Elo(parallel) / Elo(doubling) (when doubling's is positive); and the
+target, Elo(parallel) >= 0.8 Elo(doubling), as a margin in Elo with a 95%
+interval from a bootstrap of the deals (each deal's two seat-swapped games
+resampled together, the two matches independently), which is defined
+whatever the signs.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from apps.tournament.stats import wilson  # noqa: E402
+
+MATCHES = {"parallel": ROOT / "results/tournaments/threads2-vs-1-0.1s",
+           "doubling": ROOT / "results/tournaments/doubling-0.2-vs-0.1s"}
+TARGET = 0.8
+SAMPLES = 10_000
+
+
+def elo(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return 400 * math.log10(p / (1 - p))
+
+
+def deal_scores(folder: Path) -> tuple[str, np.ndarray, np.ndarray]:
+    """The first bot's name, and per deal its wins and games."""
+    bots = json.loads((folder / "tournament.json").read_text())["bots"]
+    wins: dict[str, list[int]] = {}
+    with open(folder / "games.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            w = wins.setdefault(row["deal"], [0, 0])
+            w[0] += row["winner"] == bots[0]
+            w[1] += 1
+    return bots[0], np.array([w[0] for w in wins.values()]), np.array([w[1] for w in wins.values()])
+
+
+def main() -> int:
+    out: dict = {"target_ratio": TARGET, "matches": {}}
+    rng = np.random.default_rng(21)
+    boot = {}
+    for name, folder in MATCHES.items():
+        if not (folder / "games.csv").exists():
+            print(f"{folder}: no games.csv (play the match first: its README)", file=sys.stderr)
+            return 2
+        bot, w, g = deal_scores(folder)
+        k, n = int(w.sum()), int(g.sum())
+        lo, hi = wilson(k, n)
+        out["matches"][name] = {"folder": str(folder.relative_to(ROOT)), "first_bot": bot,
+                                "games": n, "wins": k, "score": k / n, "score_ci95": [lo, hi],
+                                "elo": elo(k / n), "elo_ci95": [elo(lo), elo(hi)]}
+        picks = rng.integers(0, len(w), size=(SAMPLES, len(w)))
+        boot[name] = np.vectorize(elo)(w[picks].sum(axis=1) / g[picks].sum(axis=1))
+    par, dbl = out["matches"]["parallel"]["elo"], out["matches"]["doubling"]["elo"]
+    # the target, Elo(parallel) >= 0.8 Elo(doubling), as a margin: defined
+    # whatever the signs, unlike the ratio
+    margins = boot["parallel"] - TARGET * boot["doubling"]
+    out["ratio"] = par / dbl if dbl > 0 else None
+    out["margin_elo"] = par - TARGET * dbl
+    out["margin_elo_ci95_bootstrap"] = [float(q) for q in np.quantile(margins, [0.025, 0.975])]
+    out["share_of_resamples_meeting_target"] = float((margins >= 0).mean())
+    out["target_met"] = out["margin_elo"] >= 0
+    out["command"] = "python benchmarks/parallel_vs_doubling.py"
+    path = ROOT / "results/parallel-vs-doubling.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
