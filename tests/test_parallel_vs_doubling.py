@@ -1,0 +1,58 @@
+"""benchmarks/parallel_vs_doubling.py on two made-up matches: the scores,
+Elo differences, the ratio and the margin of issue 21's target follow
+from the games, and a folder without games is an error, not a figure."""
+import csv
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "parallel_vs_doubling.py"
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("parallel_vs_doubling", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def match(folder: Path, first: str, second: str, wins_by_deal: list[int]) -> Path:
+    """A match folder: per deal two games, of which the first bot won the given count."""
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second]}))
+    with open(folder / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["game", "deal", "winner"])
+        game = 0
+        for deal, wins in enumerate(wins_by_deal):
+            for k in range(2):
+                game += 1
+                w.writerow([game, deal, first if k < wins else second])
+    return folder
+
+
+def test_figures_follow_from_the_games(script, tmp_path):
+    par = match(tmp_path / "p", "a2", "a1", [2, 1, 1, 1] * 25)     # 125 of 200
+    dbl = match(tmp_path / "d", "b2", "b1", [2, 2, 1, 1] * 25)     # 150 of 200
+    out = script.compare({"parallel": par, "doubling": dbl})
+    p, d = out["matches"]["parallel"], out["matches"]["doubling"]
+    assert (p["wins"], p["games"], d["wins"], d["games"]) == (125, 200, 150, 200)
+    assert p["elo"] == pytest.approx(400 * math.log10(125 / 75))
+    assert d["elo"] == pytest.approx(400 * math.log10(150 / 50))
+    assert out["ratio"] == pytest.approx(p["elo"] / d["elo"])
+    assert out["margin_elo"] == pytest.approx(p["elo"] - 0.8 * d["elo"])
+    assert out["target_met"] is False           # 89 Elo against 0.8 x 191
+    lo, hi = out["margin_elo_ci95_bootstrap"]
+    assert lo < out["margin_elo"] < hi
+    same = script.compare({"parallel": dbl, "doubling": dbl})
+    assert same["ratio"] == pytest.approx(1.0) and same["target_met"] is True
+
+
+def test_a_folder_without_games_is_refused(script, tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError):
+        script.compare({"parallel": tmp_path / "empty", "doubling": tmp_path / "empty"})
