@@ -350,7 +350,7 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
     searchers = {"ismcts": (ISMCTS, engine_options("ismcts", {})),
                  "oos": (OOS, engine_options("oos", {}))}
     rates = {name: {n: [] for n in counts} for name in searchers}
-    cpu = {name: {n: [] for n in counts} for name in searchers}
+    cpu: dict[int, list[float]] = {n: [] for n in counts}   # ISMCTS's
     others: dict[int, list[float]] = {n: [] for n in counts}
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     machine = os.cpu_count() or 1
@@ -363,14 +363,16 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
                 wall = time.perf_counter() - t0
                 used, after = time.process_time() - c0, _cpu_jiffies()
                 rates[name][n].append(stats["iterations"] / stats["seconds"])
-                cpu[name][n].append(used / wall)
-                if name == "ismcts" and before is not None and after is not None:
+                if name != "ismcts":
+                    continue
+                cpu[n].append(used / wall)
+                if before is not None and after is not None:
                     busy = (after[0] - before[0] + after[2] - before[2]) / ticks
                     others[n].append(max(0.0, busy - used) / (wall * machine))
     median = {name: {n: statistics.median(v) for n, v in by.items()}
               for name, by in rates.items()}
     ismcts = rates["ismcts"]
-    per_cpu = {n: statistics.median(r / c for r, c in zip(ismcts[n], cpu["ismcts"][n]) if c > 0)
+    per_cpu = {n: statistics.median(r / c for r, c in zip(ismcts[n], cpu[n]) if c > 0)
                for n in counts}
     return {
         "ismcts_iters_per_s_by_threads": {str(n): round(median["ismcts"][n]) for n in counts},
@@ -380,7 +382,7 @@ def bench_threads(state: pyspiel.State, repeats: int = 5,
         # threads, when they run, iterate as fast as one thread alone (the
         # rest of a shortfall is time the threads did not get a CPU)
         "thread_efficiency_per_cpu_second": round(per_cpu[cores] / per_cpu[1], 3),
-        "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu["ismcts"][n]), 2)
+        "thread_cpu_per_wall_by_threads": {str(n): round(statistics.median(cpu[n]), 2)
                                            for n in counts},
         "thread_others_cpu_share_by_threads": {
             str(n): round(statistics.median(others[n]), 3) if others[n] else None

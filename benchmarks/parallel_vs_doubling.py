@@ -16,13 +16,17 @@ ratio Elo(parallel) / Elo(doubling) (when doubling's is positive); and the
 target, Elo(parallel) >= 0.8 Elo(doubling), as a margin in Elo with a 95%
 interval from a bootstrap of the deals (each deal's two seat-swapped games
 resampled together, the two matches independently), which is defined
-whatever the signs.
+whatever the signs.  ``target_met`` is the point estimate's verdict;
+``share_of_resamples_meeting_target`` says how sure it is.  The per-match
+intervals (Wilson) treat the games as independent; the margin's bootstrap
+keeps each deal's pair together.  Each match records the games its
+``tournament.json`` scheduled beside those played, and whether its run
+is finished (no ``tournament.lock`` left and every game played).
 """
 from __future__ import annotations
 
 import csv
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -31,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from apps.tournament.stats import wilson  # noqa: E402
+from apps.tournament.stats import elo_of_score, wilson  # noqa: E402
 
 MATCHES = {"parallel": ROOT / "results/tournaments/threads2-vs-1-0.1s",
            "doubling": ROOT / "results/tournaments/doubling-0.2-vs-0.1s"}
@@ -39,21 +43,25 @@ TARGET = 0.8
 SAMPLES = 10_000
 
 
-def elo(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return 400 * math.log10(p / (1 - p))
+elo = elo_of_score
 
 
-def deal_scores(folder: Path) -> tuple[str, np.ndarray, np.ndarray]:
-    """The first bot's name, and per deal its wins and games."""
-    bots = json.loads((folder / "tournament.json").read_text())["bots"]
-    wins: dict[str, list[int]] = {}
+def deal_scores(folder: Path) -> tuple[str, int, np.ndarray, np.ndarray]:
+    """The first bot's name, the games scheduled, and per deal (pairing and
+    deal) the first bot's wins and the games; FileNotFoundError if the
+    folder has no games."""
+    params = json.loads((folder / "tournament.json").read_text())
+    first = params["bots"][0]
+    wins: dict[tuple[str, str], list[int]] = {}
     with open(folder / "games.csv", newline="") as f:
         for row in csv.DictReader(f):
-            w = wins.setdefault(row["deal"], [0, 0])
-            w[0] += row["winner"] == bots[0]
+            w = wins.setdefault((row.get("pairing", ""), row["deal"]), [0, 0])
+            w[0] += row["winner"] == first
             w[1] += 1
-    return bots[0], np.array([w[0] for w in wins.values()]), np.array([w[1] for w in wins.values()])
+    if not wins:
+        raise FileNotFoundError(2, "no games played", str(folder / "games.csv"))
+    return (first, int(params["games"]), np.array([w[0] for w in wins.values()]),
+            np.array([w[1] for w in wins.values()]))
 
 
 def compare(matches: dict[str, Path]) -> dict:
@@ -63,12 +71,14 @@ def compare(matches: dict[str, Path]) -> dict:
     rng = np.random.default_rng(21)
     boot = {}
     for name, folder in matches.items():
-        bot, w, g = deal_scores(folder)
+        bot, scheduled, w, g = deal_scores(folder)
         k, n = int(w.sum()), int(g.sum())
         lo, hi = wilson(k, n)
         shown = folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder
         out["matches"][name] = {"folder": str(shown), "first_bot": bot,
-                                "games": n, "wins": k, "score": k / n, "score_ci95": [lo, hi],
+                                "games": n, "scheduled": scheduled,
+                                "finished": n >= scheduled and not (folder / "tournament.lock").exists(),
+                                "wins": k, "score": k / n, "score_ci95": [lo, hi],
                                 "elo": elo(k / n), "elo_ci95": [elo(lo), elo(hi)]}
         picks = rng.integers(0, len(w), size=(SAMPLES, len(w)))
         boot[name] = np.vectorize(elo)(w[picks].sum(axis=1) / g[picks].sum(axis=1))
@@ -88,7 +98,8 @@ def main() -> int:
     try:
         out = compare(MATCHES)
     except FileNotFoundError as error:
-        print(f"{error.filename}: missing (play the match first: its README)", file=sys.stderr)
+        print(f"{error.filename}: {error.strerror or 'missing'} (play the match first: "
+              "its README)", file=sys.stderr)
         return 2
     out["command"] = "python benchmarks/parallel_vs_doubling.py"
     path = ROOT / "results/parallel-vs-doubling.json"

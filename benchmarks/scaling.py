@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: E402,F401  (registers the game)
 from apps import tournament  # noqa: E402
-from apps.tournament.stats import wilson  # noqa: E402
+from apps.tournament.stats import elo_of_score, wilson  # noqa: E402
 
 DEFAULT_NS = (250, 500, 1000, 2000, 4000, 8000, 16000)
 
@@ -44,10 +45,7 @@ def folder(out: Path, n: int) -> Path:
     return out / f"ismcts-{2 * n}-vs-{n}"
 
 
-def elo(p: float) -> float:
-    """The Elo difference of a score p (clipped away from 0 and 1)."""
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return 400 * math.log10(p / (1 - p))
+elo = elo_of_score
 
 
 def rows(out: Path) -> list[dict]:
@@ -96,18 +94,28 @@ def cost_estimate(found: list[dict], games: int = 200) -> dict | None:
     per move proportional to the iterations (the median of s/move / N over
     the bots measured) and the mean moves per game; a game of 2N against N
     costs moves x (2N + N) / 2 x that rate.  None without a measured match."""
-    per_iteration = sorted(r[f"seconds_per_move_{k}"] / (r["n"] * (2 if k == "strong" else 1))
-                           for r in found for k in ("strong", "weak"))
+    per_iteration = [r[f"seconds_per_move_{k}"] / (r["n"] * (2 if k == "strong" else 1))
+                     for r in found for k in ("strong", "weak")
+                     if r[f"seconds_per_move_{k}"] is not None]
     moves = [m for m in (moves_per_game(ROOT / r["folder"]) for r in found) if m]
     if not per_iteration or not moves:
         return None
-    rate = per_iteration[len(per_iteration) // 2]
+    rate = statistics.median(per_iteration)
     move_count = sum(moves) / len(moves)
     played = {r["n"]: r["games"] for r in found}
     by_n = {n: max(0, games - played.get(n, 0)) * move_count * 1.5 * n * rate
             for n in DEFAULT_NS}
-    return {"seconds_per_iteration": rate, "moves_per_game": move_count,
+    return {"games": games, "seconds_per_iteration": rate, "moves_per_game": move_count,
             "core_seconds_by_n": by_n, "core_hours": sum(by_n.values()) / 3600}
+
+
+def last_command(md: Path) -> str | None:
+    """The playing command an earlier report names, if any."""
+    try:
+        found = re.search(r"^    (python benchmarks/scaling\.py.*)$", md.read_text(), re.M)
+    except OSError:
+        return None
+    return found.group(1) if found else None
 
 
 def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
@@ -135,9 +143,10 @@ def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
                   + " (the issue asks for N = 250 ... 16000, at least 200 games each)."]
     cost = cost_estimate(found)
     if cost is not None and cost["core_hours"] > 0:
-        lines += ["", f"What the rest would cost (every N to 200 games), extrapolated from the "
-                  f"matches above: {cost['seconds_per_iteration'] * 1e3:.3f} ms per iteration "
-                  f"per move (median over the bots measured; s/move proportional to N) and "
+        lines += ["", f"What the rest would cost (every N to {cost['games']} games), "
+                  f"extrapolated from the matches above: "
+                  f"{cost['seconds_per_iteration'] * 1e3:.3f} ms per iteration of a move's "
+                  f"budget (the median over the bots measured of s/move / iterations) and "
                   f"{cost['moves_per_game']:.0f} moves per game: about "
                   f"**{cost['core_hours']:.0f} core-hours** in all, of which N = "
                   + ", ".join(f"{n}: {sec / 3600:.1f} h" for n, sec
@@ -193,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out)
     command = "python benchmarks/scaling.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.report_only:  # the report names the run that played the matches
+        command = last_command(Path(args.report)) or command
     if not args.report_only:
         for n in ns:
             t0 = time.time()

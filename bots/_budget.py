@@ -1,6 +1,8 @@
 """What the Cython tree searches (``bots._ismcts``, ``bots._oos``) share at
-the Python level: the anytime budget loop and the win probabilities of the
-two sides with their intervals."""
+the Python level: the anytime budget loop, its root-parallel form (one
+thread per tree: ``run_parallel``, ``run_trees``, each tree's seed
+``thread_seed`` and share of an iteration budget ``iteration_shares``), and
+the win probabilities of the two sides with their intervals."""
 
 from __future__ import annotations
 

@@ -59,6 +59,13 @@ INFERENCE = ("off", "heuristic")  # the searchers' ``inference`` settings
 POOL = 64                  # worlds drawn and weighed per search
 TRUST = 0.5                # weight of the heuristic's choices in the opponent model
 
+WEIGHT_FLOOR = 0.01        # the least weight of a world, relative to the best one
+cdef int C_POOL = POOL        # the same three, for the nogil code
+cdef double C_TRUST = TRUST
+cdef double C_FLOOR = WEIGHT_FLOOR
+cdef double MISS = 0.1     # factor on the uniform share when the play is illegal in a world
+cdef int NONPLAY_CAP = 64  # passes/declines weighed between two records at most
+
 
 def check_inference(str inference):
     """``inference`` itself if it is one of :data:`INFERENCE`, else ValueError
@@ -67,12 +74,7 @@ def check_inference(str inference):
         raise ValueError(f"inference: expected one of {', '.join(INFERENCE)}, "
                          f"got {inference!r}")
     return inference
-WEIGHT_FLOOR = 0.01        # the least weight of a world, relative to the best one
-cdef int C_POOL = POOL        # the same three, for the nogil code
-cdef double C_TRUST = TRUST
-cdef double C_FLOOR = WEIGHT_FLOOR
-cdef double MISS = 0.1     # factor on the uniform share when the play is illegal in a world
-cdef int NONPLAY_CAP = 64  # passes/declines weighed between two records at most
+
 
 
 # ---- masking -------------------------------------------------------------------

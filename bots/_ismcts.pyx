@@ -16,7 +16,8 @@ probability.  Everything per iteration runs in C without the GIL and without
 Python objects.
 
 Root parallelisation (``threads`` > 1): the search keeps ``threads``
-independent trees, each with its own random stream (``thread_seed``) and a
+independent trees, each with its own random stream
+(``bots._budget.thread_seed``) and a
 share of the node cap, and runs each tree's iterations on its own native
 thread without the GIL (bots._budget.run_parallel); the root's statistics
 (visits and wins per action) are the sums over the trees.  Tree 0 is this

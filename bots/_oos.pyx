@@ -98,10 +98,15 @@ Root parallelisation (``threads`` > 1), as ISMCTS's: the search keeps
 node cap, and runs each tree's iterations on its own native thread without
 the GIL (``bots._budget.run_trees``).  At the root the trees' cumulative
 average strategies, visits and value sums are added up (each tree's
-average strategy is a sampled estimate of the same subgame's equilibrium,
-its sum weighted by its own iterations), and the threshold is applied to
+average strategy is a sampled estimate of the same subgame's equilibrium;
+its sum grows with its iterations, about as T^2 / 2 with linear weighting,
+so trees of equal budgets count alike), and the threshold is applied to
 the sum; ``current`` is the mean of the trees' regret-matching strategies.
-With ``keep`` each tree keeps its own tree.  Tree 0 is this object's own,
+A tree that ran no iteration in this search (a budget below the threads)
+is left out.  With ``keep`` each tree keeps its own tree; a kept tree's
+linear weights run on from its earlier iterations, so beside a tree that
+started afresh it outweighs it, as a kept tree outweighs its own new
+iterations with one thread.  Tree 0 is this object's own,
 seeded with ``seed``, so one thread is the one-tree search, and an
 iteration budget with a seed repeats the search for a given N.
 
@@ -474,7 +479,7 @@ cdef class OOS(TreeSearch):
 
     cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
         cdef OOS t
-        cdef double vw = 0.0, vwu = 0.0, vw2 = 0.0
+        cdef double vw = 0.0, vwu = 0.0, vw2 = 0.0, avg_total = 0.0
         cdef size_t size = 0
         cdef long long nodes = 0, edges = 0
         rows = None
@@ -486,6 +491,8 @@ cdef class OOS(TreeSearch):
             nodes += t.tree.n_nodes
             edges += t.tree.n_edges
             size += tree_bytes(&t.tree) + sizeof(Step) * PATH_CAP
+            if t.done == t.start:  # no iteration in this search (an idle tree)
+                continue
             sums = t._root_sums()
             if not sums:
                 continue
@@ -500,7 +507,8 @@ cdef class OOS(TreeSearch):
                     row[j] += more[j]
         if rows is None:   # also when no iteration ran
             raise ValueError("OOS: no iteration reached the root")
-        avg_total = sum(row[1] for row in rows)
+        for row in rows:       # in order, as one tree's C loop did before
+            avg_total += row[1]
         actions = []
         for action, avg_sum, current, visits, aw, awu, aw2 in rows:
             mean, ess = _weighted(aw, awu, aw2)
@@ -522,16 +530,6 @@ cdef class OOS(TreeSearch):
                 "nodes": nodes, "edges": edges, "memory_bytes": size,
                 "belief_worlds": self.beliefs.n}
 
-    cdef list _edge_stats(self, int32_t node):
-        """Per edge its visits and average-strategy frequency."""
-        cdef Edge* e = &_edges(&self.tree)[self.tree.nodes[node].first]
-        cdef int k, n = self.tree.nodes[node].count
-        cdef double total = 0.0
-        for k in range(n):
-            total += e[k].avg
-        return [{"action": e[k].h.action, "visits": e[k].h.visits,
-                 "frequency": e[k].avg / total if total > 0 else 0.0} for k in range(n)]
-
     def node_stats(self, Core state):
         """Statistics of the node of ``state``'s player to move, summed over
         the trees (visits, and the average strategy's sums), or None if no
@@ -541,6 +539,7 @@ cdef class OOS(TreeSearch):
         cdef int32_t node
         cdef Edge* e
         cdef int k
+        cdef double total = 0.0
         visits = 0
         rows = None
         for t in self._trees():
@@ -558,7 +557,8 @@ cdef class OOS(TreeSearch):
                     rows[k][2] += e[k].avg
         if rows is None:
             return None
-        total = sum(r[2] for r in rows)
+        for row in rows:
+            total += row[2]
         return {"player": current_player(&state.s), "visits": visits,
                 "actions": [{"action": a, "visits": v, "frequency": w / total if total > 0 else 0.0}
                             for a, v, w in rows]}

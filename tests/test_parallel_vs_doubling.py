@@ -23,7 +23,8 @@ def script():
 def match(folder: Path, first: str, second: str, wins_by_deal: list[int]) -> Path:
     """A match folder: per deal two games, of which the first bot won the given count."""
     folder.mkdir()
-    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second]}))
+    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second],
+                                                        "games": 2 * len(wins_by_deal)}))
     with open(folder / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["game", "deal", "winner"])
@@ -41,6 +42,7 @@ def test_figures_follow_from_the_games(script, tmp_path):
     out = script.compare({"parallel": par, "doubling": dbl})
     p, d = out["matches"]["parallel"], out["matches"]["doubling"]
     assert (p["wins"], p["games"], d["wins"], d["games"]) == (125, 200, 150, 200)
+    assert p["finished"] and p["scheduled"] == 200
     assert p["elo"] == pytest.approx(400 * math.log10(125 / 75))
     assert d["elo"] == pytest.approx(400 * math.log10(150 / 50))
     assert out["ratio"] == pytest.approx(p["elo"] / d["elo"])
@@ -56,3 +58,17 @@ def test_a_folder_without_games_is_refused(script, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError):
         script.compare({"parallel": tmp_path / "empty", "doubling": tmp_path / "empty"})
+    header_only = match(tmp_path / "h", "a", "b", [])
+    full = match(tmp_path / "f", "a", "b", [1] * 10)
+    with pytest.raises(FileNotFoundError, match="no games played"):
+        script.compare({"parallel": full, "doubling": header_only})
+
+
+def test_an_unfinished_match_says_so(script, tmp_path):
+    full = match(tmp_path / "f", "a", "b", [1, 2] * 10)
+    part = match(tmp_path / "p", "a", "b", [2, 1] * 10)
+    (part / "tournament.json").write_text(json.dumps({"bots": ["a", "b"], "games": 400}))
+    out = script.compare({"parallel": full, "doubling": part})
+    assert out["matches"]["parallel"]["finished"]
+    assert not out["matches"]["doubling"]["finished"]
+    assert out["matches"]["doubling"]["scheduled"] == 400

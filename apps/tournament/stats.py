@@ -149,6 +149,13 @@ def calibration(values: Sequence[float], won: Sequence[int], bins: int = 10) -> 
             "ece": float(ece), "bins": table}
 
 
+def elo_of_score(p: float) -> float:
+    """The Elo difference 400 log10(p / (1 - p)) of a score p, clipped away
+    from 0 and 1 (to +-1600)."""
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return ELO_PER_NAT * math.log(p / (1 - p))
+
+
 def wilson(k: float, n: float, z: float = Z95) -> list[float] | None:
     """Wilson score interval (95% by default) of a proportion k/n."""
     if n <= 0:
