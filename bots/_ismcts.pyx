@@ -92,7 +92,6 @@ cdef class ISMCTS(TreeSearch):
     cdef readonly long long worlds
     cdef long long wins            # iterations of the current search won by the searcher
     cdef readonly int threads      # trees searched in parallel (this one and the helpers)
-    cdef list helpers              # trees 1..threads-1 (ISMCTS searchers of one thread)
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
 
@@ -134,9 +133,6 @@ cdef class ISMCTS(TreeSearch):
             tree_clear(&t.tree)
             t.worlds = 0
             t.wins = 0
-
-    cdef list _trees(self):
-        return [self] + self.helpers
 
     def _set_tie_break(self, str ties):
         """"random" (the default) or "first": ties in UCB score go to the
@@ -300,78 +296,27 @@ cdef class ISMCTS(TreeSearch):
             raise MemoryError("ISMCTS: out of memory")
         return n
 
-    cdef list _edge_stats(self, int32_t node):
+    cdef list _edge_rows(self, int32_t node):
         cdef Edge* e = &_edges(&self.tree)[self.tree.nodes[node].first]
         cdef int k
-        return [{"action": e[k].h.action, "visits": e[k].h.visits,
-                 "value": e[k].wins / e[k].h.visits if e[k].h.visits else 0.0}
+        return [[e[k].h.action, e[k].h.visits, e[k].wins]
                 for k in range(self.tree.nodes[node].count)]
 
-    cdef tuple _merged(self, Core state):
-        """The node of ``state``'s player to move summed over the trees:
-        (node visits, [(action, visits, wins)] in the legal actions' order),
-        or None if no tree holds it.  One tree: that tree's figures."""
-        cdef ISMCTS t
-        cdef int32_t node
-        cdef Edge* e
-        cdef int k
-        cdef long long visits = 0
-        merged = None
-        for t in self._trees():
-            node = t._state_node(state)
-            if node < 0:
-                continue
-            e = &_edges(&t.tree)[t.tree.nodes[node].first]
-            visits += t.tree.nodes[node].visits
-            if merged is None:
-                merged = [[e[k].h.action, e[k].h.visits, e[k].wins]
-                          for k in range(t.tree.nodes[node].count)]
-            else:  # the same legal actions, in the same order (the collision policy)
-                for k in range(t.tree.nodes[node].count):
-                    merged[k][1] += e[k].h.visits
-                    merged[k][2] += e[k].wins
-        return None if merged is None else (visits, merged)
-
-    def node_stats(self, Core state):
-        """Statistics of the node of ``state``'s player to move, summed over
-        the trees, or None (used to read recommended replies later in an
-        action's resolution)."""
-        found = self._merged(state)
-        if found is None:
-            return None
-        return {"player": current_player(&state.s), "visits": found[0],
-                "actions": [{"action": a, "visits": v, "value": w / v if v else 0.0}
-                            for a, v, w in found[1]]}
+    cdef list _row_stats(self, list rows):
+        return [{"action": a, "visits": v, "value": w / v if v else 0.0} for a, v, w in rows]
 
     cdef dict _sizes(self):
-        """Sums over the trees: nodes, edges, collisions, bytes, worlds, wins."""
+        """Sums over the trees: nodes, edges, bytes, worlds, wins."""
         cdef ISMCTS t
-        cdef long long nodes = 0, edges = 0, collisions = 0, worlds = 0, wins = 0
+        cdef long long nodes = 0, edges = 0, worlds = 0, wins = 0
         cdef size_t size = 0
         for t in self._trees():
             nodes += t.tree.n_nodes
             edges += t.tree.n_edges
-            collisions += t.tree.collisions
             size += tree_bytes(&t.tree)
             worlds += t.worlds
             wins += t.wins
-        return {"nodes": nodes, "edges": edges, "collisions": collisions, "bytes": size,
-                "worlds": worlds, "wins": wins}
-
-    @property
-    def tree_size(self):
-        """Nodes in the trees now."""
-        return self._sizes()["nodes"]
-
-    @property
-    def collisions(self):
-        """Lookups since the trees were last cleared that met a node of
-        another action list under the state's key (see _searchtree.pxd)."""
-        return self._sizes()["collisions"]
-
-    def memory_bytes(self):
-        """Bytes allocated for the trees (nodes, edges, key tables)."""
-        return self._sizes()["bytes"]
+        return {"nodes": nodes, "edges": edges, "bytes": size, "worlds": worlds, "wins": wins}
 
     cdef dict _stats(self, Core root, int searcher, long long done, double seconds):
         sizes = self._sizes()

@@ -192,7 +192,6 @@ cdef class OOS(TreeSearch):
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
     cdef readonly int threads      # trees searched in parallel (this one and the helpers)
-    cdef list helpers              # trees 1..threads-1 (OOS searchers of one thread)
 
     def __cinit__(self):
         self.beliefs.worlds = NULL
@@ -246,9 +245,6 @@ cdef class OOS(TreeSearch):
         cdef OOS t
         for t in self._trees():
             t._forget()
-
-    cdef list _trees(self):
-        return [self] + self.helpers
 
     cdef void _forget(self) noexcept:
         """Forgets this tree and its value sums."""
@@ -530,65 +526,18 @@ cdef class OOS(TreeSearch):
                 "nodes": nodes, "edges": edges, "memory_bytes": size,
                 "belief_worlds": self.beliefs.n}
 
-    def node_stats(self, Core state):
-        """Statistics of the node of ``state``'s player to move, summed over
-        the trees (visits, and the average strategy's sums), or None if no
-        tree holds it (used to read recommended replies later in an
-        action's resolution)."""
-        cdef OOS t
-        cdef int32_t node
-        cdef Edge* e
+    cdef list _edge_rows(self, int32_t node):
+        cdef Edge* e = &_edges(&self.tree)[self.tree.nodes[node].first]
         cdef int k
+        return [[e[k].h.action, e[k].h.visits, e[k].avg]
+                for k in range(self.tree.nodes[node].count)]
+
+    cdef list _row_stats(self, list rows):
         cdef double total = 0.0
-        visits = 0
-        rows = None
-        for t in self._trees():
-            node = t._state_node(state)
-            if node < 0:
-                continue
-            e = &_edges(&t.tree)[t.tree.nodes[node].first]
-            visits += t.tree.nodes[node].visits
-            if rows is None:
-                rows = [[e[k].h.action, e[k].h.visits, e[k].avg]
-                        for k in range(t.tree.nodes[node].count)]
-            else:  # the same legal actions, in the same order (the collision policy)
-                for k in range(t.tree.nodes[node].count):
-                    rows[k][1] += e[k].h.visits
-                    rows[k][2] += e[k].avg
-        if rows is None:
-            return None
-        for row in rows:
+        for row in rows:       # in order, as one tree's C loop did before
             total += row[2]
-        return {"player": current_player(&state.s), "visits": visits,
-                "actions": [{"action": a, "visits": v, "frequency": w / total if total > 0 else 0.0}
-                            for a, v, w in rows]}
-
-    @property
-    def tree_size(self):
-        """Nodes in the trees now."""
-        cdef OOS t
-        cdef long long n = 0
-        for t in self._trees():
-            n += t.tree.n_nodes
-        return n
-
-    @property
-    def collisions(self):
-        """Lookups since the trees were last cleared that met a node of
-        another action list under the state's key (see _searchtree.pxd)."""
-        cdef OOS t
-        cdef long long n = 0
-        for t in self._trees():
-            n += t.tree.collisions
-        return n
-
-    def memory_bytes(self):
-        """Bytes allocated for the trees (nodes, edges, key tables)."""
-        cdef OOS t
-        cdef size_t n = 0
-        for t in self._trees():
-            n += tree_bytes(&t.tree)
-        return n
+        return [{"action": a, "visits": v, "frequency": w / total if total > 0 else 0.0}
+                for a, v, w in rows]
 
 
 def _weighted(double w, double wu, double w2):

@@ -357,6 +357,10 @@ cdef class TreeSearch:
     cdef Rng rng                   # the search's random stream (seeded)
     cdef readonly int rollout      # ROLLOUT_*: the playout policy past the tree
     cdef readonly double prior     # weight of the heuristic's choices at a new node (0: none)
+    cdef list helpers              # root parallelisation: trees 1..threads-1, searchers of one thread
     cdef void _init_tree(self, size_t edge_size, int max_nodes, seed) except *
     cdef int32_t _state_node(self, Core state)
-    cdef list _edge_stats(self, int32_t node)
+    cdef list _trees(self)
+    cdef list _edge_rows(self, int32_t node)
+    cdef list _row_stats(self, list rows)
+    cdef tuple _merged(self, Core state)

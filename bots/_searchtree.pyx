@@ -133,9 +133,10 @@ cdef int preferred_edges(const Config* c, const State* s, const int* acts, int n
 
 cdef class TreeSearch:
     """What ISMCTS and OOS share at the Python level: the tree's lifetime,
-    its node cap, node statistics (``node_stats``) and memory accounting.
-    Subclasses call ``_init_tree`` from ``__init__`` and define
-    ``_edge_stats``."""
+    its node cap, node statistics (``node_stats``) and memory accounting,
+    summed over the trees of a root-parallel search (this one and
+    ``helpers``).  Subclasses call ``_init_tree`` from ``__init__``, set
+    ``helpers``, and define ``_edge_rows`` and ``_row_stats``."""
 
     def __cinit__(self):
         self.tree.nodes = NULL
@@ -144,6 +145,7 @@ cdef class TreeSearch:
         self.tree.table.index = NULL
         self.tree.n_nodes = 0
         self.tree.collisions = 0
+        self.helpers = []
 
     def __dealloc__(self):
         tree_free(&self.tree)
@@ -163,18 +165,34 @@ cdef class TreeSearch:
 
     @property
     def collisions(self):
-        """Lookups since the tree was last cleared that met a node of
+        """Lookups since the trees were last cleared that met a node of
         another action list under the state's key (see _searchtree.pxd)."""
-        return self.tree.collisions
+        cdef TreeSearch t
+        cdef long long n = 0
+        for t in self._trees():
+            n += t.tree.collisions
+        return n
 
     @property
     def tree_size(self):
-        """Nodes in the tree now."""
-        return self.tree.n_nodes
+        """Nodes in the trees now."""
+        cdef TreeSearch t
+        cdef long long n = 0
+        for t in self._trees():
+            n += t.tree.n_nodes
+        return n
 
     def memory_bytes(self):
-        """Bytes allocated for the tree (nodes, edges, key table)."""
-        return tree_bytes(&self.tree)
+        """Bytes allocated for the trees (nodes, edges, key tables)."""
+        cdef TreeSearch t
+        cdef size_t n = 0
+        for t in self._trees():
+            n += tree_bytes(&t.tree)
+        return n
+
+    cdef list _trees(self):
+        """This tree and the helpers' (one thread: this one)."""
+        return [self] + self.helpers
 
     cdef int32_t _state_node(self, Core state):
         """The tree node of ``state``'s player to move, or -1 (none, not a
@@ -191,18 +209,47 @@ cdef class TreeSearch:
         n = legal_actions(&state.config.c, &state.s, acts)
         return node if tree_matches(&self.tree, node, acts, n) else -1
 
-    cdef list _edge_stats(self, int32_t node):
-        """Per edge of ``node``, the searcher's statistics (a dict each)."""
+    cdef list _edge_rows(self, int32_t node):
+        """Per edge of ``node``, in the legal actions' order, [action, visits,
+        the searcher's additive statistic] (ISMCTS: wins; OOS: the average
+        strategy's sum)."""
         raise NotImplementedError
 
+    cdef list _row_stats(self, list rows):
+        """The ``actions`` of ``node_stats`` from the summed rows (a dict each)."""
+        raise NotImplementedError
+
+    cdef tuple _merged(self, Core state):
+        """The node of ``state``'s player to move summed over the trees:
+        (node visits, ``_edge_rows`` summed), or None if no tree holds it.
+        One tree: that tree's figures."""
+        cdef TreeSearch t
+        cdef int32_t node
+        cdef long long visits = 0
+        merged = None
+        for t in self._trees():
+            node = t._state_node(state)
+            if node < 0:
+                continue
+            visits += t.tree.nodes[node].visits
+            rows = t._edge_rows(node)
+            if merged is None:
+                merged = rows
+            else:  # the same legal actions, in the same order (the collision policy)
+                for row, more in zip(merged, rows):
+                    row[1] += more[1]
+                    row[2] += more[2]
+        return None if merged is None else (visits, merged)
+
     def node_stats(self, Core state):
-        """Statistics of the tree node of ``state``'s player to move, or None
-        (used to read recommended replies later in an action's resolution)."""
-        cdef int32_t node = self._state_node(state)
-        if node < 0:
+        """Statistics of the node of ``state``'s player to move, summed over
+        the trees, or None if no tree holds it (used to read recommended
+        replies later in an action's resolution)."""
+        found = self._merged(state)
+        if found is None:
             return None
-        return {"player": current_player(&state.s), "visits": self.tree.nodes[node].visits,
-                "actions": self._edge_stats(node)}
+        return {"player": current_player(&state.s), "visits": found[0],
+                "actions": self._row_stats(found[1])}
 
     # ---- test hooks: force a hash collision --------------------------------
 

@@ -2,22 +2,17 @@
 Elo differences, the ratio and the margin of issue 21's target follow
 from the games, and a folder without games is an error, not a figure."""
 import csv
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "parallel_vs_doubling.py"
+from tournament_helpers import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("parallel_vs_doubling", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("parallel_vs_doubling")
 
 
 def match(folder: Path, first: str, second: str, wins_by_deal: list[int]) -> Path:

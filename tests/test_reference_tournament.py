@@ -1,7 +1,6 @@
 """benchmarks/reference_tournament.py: the plan, the bot list, and the
 balance report's maths on synthetic games."""
 import csv
-import importlib.util
 import json
 import math
 import subprocess
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from apps import tournament as T
+from tournament_helpers import benchmark_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reference_tournament.py"
@@ -18,10 +18,7 @@ SCRIPT = ROOT / "benchmarks" / "reference_tournament.py"
 
 @pytest.fixture(scope="module")
 def ref():
-    spec = importlib.util.spec_from_file_location("reference_tournament", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("reference_tournament")
 
 
 def test_bot_list_and_plan(ref):

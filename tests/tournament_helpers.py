@@ -1,9 +1,11 @@
 """Shared helpers for the tournament tests: the CLI run as a user runs it,
-the rows of a games.csv, tables without their timing columns, and waiting
+a script of benchmarks/ loaded as a module, the rows of a games.csv,
+tables without their timing columns, and waiting
 for a state of a running tournament without any bound on how fast it gets
 there (a generous cap only turns a hang into a failure)."""
 
 import csv
+import importlib.util
 import os
 import subprocess
 import sys
@@ -19,6 +21,14 @@ def cli(*args, timeout=HANG_CAP):
     """``wildhorn-solve tournament ARGS`` in a subprocess, from the repository root."""
     return subprocess.run([sys.executable, "-m", "apps.cli", "tournament", *args],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def benchmark_script(name):
+    """``benchmarks/NAME.py`` loaded as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def rows_of(folder):
