@@ -39,7 +39,9 @@ from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
 from apps.saved import export_view, load_plays, load_position
 from apps.server import app as server_app
+from apps.record import DEFAULT_BOT
 from bots import BotSpecError, parse_spec, spec_help
+from bots.spec import BotSpec
 from solver import __version__
 from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, with_rulings_pointer
@@ -126,7 +128,8 @@ def _cmd_random_states(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    return play_app.run(side=args.side, bot=args.bot, seed=args.seed, save=args.save,
+    return play_app.run(side=args.side, bot=BotSpec.parse(args.bot), seed=args.seed,
+                        save=args.save,
                         load=args.load, ask_all=args.ask_all,
                         compact=True if args.compact else None)
 
@@ -299,8 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "skips the others, rulings R29/R30).")
     play.add_argument("--side", choices=("polish", "german", "random"), default="polish",
                       help="your side (default polish)")
-    play.add_argument("--bot", default="ismcts:time=1.0",
-                      help="bot spec (default ismcts:time=1.0), see `wildhorn-solve bots`")
+    play.add_argument("--bot", default=DEFAULT_BOT,
+                      help=f"bot spec (default {DEFAULT_BOT}), see `wildhorn-solve bots`")
     play.add_argument("--seed", type=int, help="random seed of the game (default: a random one)")
     files = play.add_mutually_exclusive_group()
     files.add_argument("--save", metavar="FILE",

@@ -24,65 +24,44 @@ may know it.  On a small terminal (fewer than 50 rows), or with
 ``--compact``, the screen fits 80x24: the table in three lines, the hand as
 short labels, the last few events and the options in columns.
 
-Chance (draws, Rocket cards, dice) is sampled from ``random.Random(seed)``;
-the bot gets, for each decision, a seed derived from the game seed and the
-length of the event log, so a saved game replays the same way after
-``--load`` or ``undo``.  Only what the human player may know is shown: the
-bot's hand and its draws stay hidden.
-
-Save files (JSON, written atomically)::
-
-    {"format": "wildhorn-game/1", "game": {game parameters}, "core": base64,
-     "rng": [version, [state...], gauss], "human_side": "polish"|"german",
-     "bot": spec, "seed": N, "events": [{"who", "text", "kind", "details"}...],
-     "undo": [{"core", "rng", "events"}...]}
+The game itself is an :class:`apps.record.GameRecord`, which the web table
+views too: chance (draws, Rocket cards, dice) is sampled from
+``random.Random(seed)``; the bot gets, for each decision, a seed derived
+from the game seed and the length of the event log, so a saved game
+replays the same way after ``--load`` or ``undo``.  Only what the human
+player may know is shown: the bot's hand and its draws stay hidden.  Save
+files are the record's (``wildhorn-game/2``, see :mod:`apps.record` and
+docs/play.md); saves of the first format load too.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import random
 import shutil
 import sys
-import tempfile
 import textwrap
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
-import pyspiel
-
-import solver  # noqa: F401  (registers the game)
-from apps.advise import advise
-from apps.narration import Kind, Narrator, condense, option_notes, pending_text
-from bots import BotSpecError, make_bot, parse_spec
-from bots._inference import Observations
-from bots.base import SearchBot
+from apps.narration import Kind, condense, option_notes, pending_text
+from apps.record import (DEFAULT_BOT, HINT_ITERATIONS, GameRecord, bot_request, bot_search,
+                         hint_search, hint_seed, new_record, read_save)
+from bots.registry import available_cores
+from bots.spec import BotSpec
 from solver._core import Core
-from solver._jsonio import find_problem, loads, read_bounded
-from solver.errors import (ParameterError, SerializationError, StateFormatError, WildhornError,
-                           describe_value, label, one_line)
-from solver.game import check_params
-from solver.state_io import check_position
+from solver.errors import ParameterError, SerializationError
+from solver.vocabulary import SIDE_TITLES
+from solver.vocabulary import SIDES as VOCAB_SIDES
 
-FORMAT = "wildhorn-game/1"
-SIDES = ("polish", "german")
-TITLES = ("Polish", "German")
-DEFAULT_BOT = "ismcts:time=1.0"
-HINT_ITERATIONS = 3000
+SIDES = VOCAB_SIDES
+TITLES = SIDE_TITLES
 EVENTS_SHOWN = 8
 COMPACT_ROWS = 50   # a terminal with fewer rows gets the compact screen
 SCREEN = (80, 24)   # what the compact screen fits
-# windows where the bot's deciding at all would tell what it holds (R29): it
-# thinks there without a word, and its rating is not shown
-SILENT_PHASES = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
-# reaction windows: with --ask-all the human confirms even a lone "decline"
 # the compact screen's names for the long ones of the default card set (others: cut)
 SHORT_NAMES = {"Unseen and Silent": "Unseen&Silent", "SS Stormtroopers": "SS Troopers",
                "Operation Wildhorn III": "Wildhorn III", "Hidden Fragments": "Hidden Frags",
                "Motorized Column": "Motor Column"}
-WINDOW_PHASES = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
-DECLINE_TEXTS = ("decline", "pass priority")
 
 HELP = """\
 Type the number of an action, or part of its text ("search PL04").
@@ -103,144 +82,24 @@ On a terminal of fewer than 50 rows, or with --compact, the screen fits 80x24;
 "(=PL05)" after an option: it stands for that identical card too (R27)."""
 
 
-MAX_SAVE_BYTES = 4_000_000
-"""The largest save file read (4 MB): the random-number state of every undo
-step makes a save of a whole game about 0.5 MB, more than the 1 MB limit
-of state files and card sets would safely allow."""
-MAX_SAVE_ITEMS = 20_000
-"""The longest array in a save (the events of a game are a few hundred)."""
-_RNG_WORDS = 625  # random.Random's state: 624 words of Mersenne Twister and a position
-
-
-class _Bad(Exception):
-    """(JSON path, what was expected) of a bad field of a save file."""
-
-
-def _json_path(parts: list) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if p.isidentifier()
-                         else f"[{json.dumps(p[:40])}]" for p in parts)
-
-
-def _field(data: dict, key: str, kind: type) -> Any:
-    """``data[key]``, which must be of ``kind`` (an int is never a bool or a float)."""
-    if key not in data:
-        raise _Bad(f"$.{key}", "missing required key")
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, kind):
-        words = {str: "text", dict: "an object", list: "an array", int: "an integer"}
-        raise _Bad(f"$.{key}", f"expected {words[kind]}, got {describe_value(value)}")
-    return value
-
-
-def _core_field(config: Any, data: dict, at: str, where: str) -> Core:
-    """The position stored at ``at`` (base64 of ``Core.to_bytes``), checked
-    like a state file from both players' views."""
-    text = data.get("core")
-    if not isinstance(text, str):
-        raise _Bad(at, f"expected base64 text, got {describe_value(text)}")
-    try:
-        core = Core.from_bytes(config, base64.b64decode(text, validate=True))
-    except (ValueError, TypeError) as err:  # binascii.Error is a ValueError
-        raise _Bad(at, str(err) if isinstance(err, WildhornError) else "not valid base64") \
-            from None
-    try:
-        check_position(core, "position")
-    except StateFormatError as err:
-        raise _Bad(at, f"an impossible position: {err}") from None
-    return core
-
-
-def _rng_field(data: dict, at: str) -> list[Any]:
-    """A ``random.Random`` state as saved: [3, 625 words, null or a number]."""
-    value = data.get("rng")
-    if (not isinstance(value, list) or len(value) != 3 or value[0] != 3
-            or isinstance(value[0], bool) or not isinstance(value[1], list)
-            or len(value[1]) != _RNG_WORDS):
-        raise _Bad(at, f"expected [3, [{_RNG_WORDS} integers], null or a number] (a random "
-                   "state)")
-    for i, word in enumerate(value[1]):
-        top = _RNG_WORDS if i == _RNG_WORDS - 1 else 2**32 - 1
-        if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= top:
-            raise _Bad(f"{at}[1][{i}]", f"expected an integer 0..{top}, got {describe_value(word)}")
-    gauss = value[2]
-    if gauss is not None and (isinstance(gauss, bool) or not isinstance(gauss, (int, float))):
-        raise _Bad(f"{at}[2]", f"expected null or a number, got {describe_value(gauss)}")
-    try:
-        random.Random().setstate((3, tuple(value[1]), gauss))
-    except (ValueError, TypeError, OverflowError):
-        raise _Bad(at, "not a state of Python's random numbers") from None
-    return value
-
-
 class EndOfInput(Exception):
     """The input ended (a pipe ran dry): the game stops cleanly."""
 
 
-def _rng_state(rng: random.Random) -> list[Any]:
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _set_rng_state(rng: random.Random, state: Any) -> None:
-    version, internal, gauss = state
-    rng.setstate((version, tuple(internal), gauss))
-
-
-def write_atomic(path: str, data: str) -> None:
-    """Writes ``data`` to ``path`` atomically (a temporary file, then rename);
-    SerializationError if it cannot."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-        raise
-
-
 class PlaySession:
-    """One game between a human (reading ``inp``) and a bot."""
+    """The terminal table: a view of one :class:`~apps.record.GameRecord`
+    (the human reading ``inp``, the screen written to ``out``)."""
 
-    def __init__(self, *, game_params: dict[str, Any], human: int, bot_spec: str, seed: int,
-                 save_path: str | None = None, ask_all: bool = False,
-                 compact: bool | None = None,
+    def __init__(self, record: GameRecord, *, save_path: str | None = None,
+                 compact: bool | None = None, resumed: bool = False,
                  inp: TextIO | None = None, out: TextIO | None = None):
-        parse_spec(bot_spec)  # a bad spec fails before the game starts
-        self.game_params = dict(game_params)
-        self.game = pyspiel.load_game("wildhorn", self.game_params)
-        self.config = self.game.core_config
-        self.core = self.game.new_initial_state().core.copy()
-        self.human = human
-        self.bot_side = 1 - human
-        self.bot_spec = bot_spec
-        self.seed = seed
-        self.rng = random.Random(seed)
-        self.events: list[dict[str, Any]] = []  # narration entries, as JSON
-        self.undo_stack: list[dict[str, Any]] = []
-        # the transitions of this session (position before, action), from which
-        # the bot's observations are built for inference (bots._inference); a
-        # resumed game starts it afresh
-        self.seen: list[tuple[Core, int]] = []
-        self.events = [e.to_json() for e in Narrator(self.config, human).start(self.core)]
+        self.record = record
         self.save_path = save_path
-        self.ask_all = ask_all
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
-        self.shown_events = 0
-        self.cards = {c.global_index: c for c in self.config.card_set.cards}
-        self.narrator = Narrator(self.config, human, names=TITLES)
+        # a resumed game shows its last few events; a new one, all of them
+        self.shown_events = max(0, len(record.events) - EVENTS_SHOWN) if resumed else 0
+        self.cards = record.cards
         from rich.console import Console
 
         tty = self.out.isatty()
@@ -259,103 +118,34 @@ class PlaySession:
                                no_color=not tty, highlight=False, emoji=False,
                                soft_wrap=False)
 
-    # ---- save / load ---------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "game": self.game_params,
-                "core": base64.b64encode(self.core.to_bytes()).decode("ascii"),
-                "rng": _rng_state(self.rng), "human_side": SIDES[self.human],
-                "bot": self.bot_spec, "seed": self.seed, "events": self.events,
-                "undo": self.undo_stack}
+    # ---- the record, as the table reads it -------------------------------------
+    @property
+    def core(self) -> Core:
+        return self.record.core
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.record.events
+
+    @property
+    def config(self) -> Any:
+        return self.record.config
+
+    @property
+    def human(self) -> int:
+        return self.record.human
+
+    @property
+    def bot_side(self) -> int:
+        return self.record.bot_side
+
+    @property
+    def seed(self) -> int:
+        return self.record.seed
 
     def save(self, path: str) -> None:
         """Writes the game to ``path`` atomically (a temporary file, then rename)."""
-        write_atomic(path, json.dumps(self.to_json()))
-
-    @classmethod
-    def load(cls, path: str, **kwargs: Any) -> "PlaySession":
-        """A session restored from a save file; SerializationError if it is bad.
-
-        The file is read like every input (a regular file, at most
-        MAX_SAVE_BYTES), every field is checked, with the same number rule
-        as state files (``2.0`` is not an integer), and the position and
-        every undo snapshot must pass the checks of a state file
-        (``state_io.check_position``)."""
-        where = label(path)
-
-        def bad(why: str) -> SerializationError:
-            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
-
-        def refuse(why: str) -> NoReturn:
-            raise SerializationError(f"{where}: {why}")
-
-        raw = read_bounded(path, refuse, MAX_SAVE_BYTES)
-        try:
-            data = loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as err:
-            raise bad(f"invalid JSON (not UTF-8 text at byte {err.start})") from None
-        except (ValueError, RecursionError) as err:
-            raise bad(f"invalid JSON ({str(err)[:120]})") from None
-        problem = find_problem(data, max_items=MAX_SAVE_ITEMS, max_keys=64, max_depth=6)
-        if problem is not None:
-            raise bad(f"{_json_path(problem[0])}: {problem[1]}")
-        return cls.from_json(data, where, **kwargs)
-
-    @classmethod
-    def from_json(cls, data: Any, source: str, **kwargs: Any) -> "PlaySession":
-        """A session restored from a parsed save file (``source`` names it in
-        the messages); SerializationError if it is bad."""
-        where = source
-
-        def bad(why: str) -> SerializationError:
-            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
-
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise bad(f"expected format {FORMAT!r}")
-        try:
-            human = _field(data, "human_side", str)
-            if human not in SIDES:
-                raise _Bad("$.human_side", f"expected \"polish\" or \"german\", got "
-                           f"{describe_value(human)}")
-            try:
-                params = check_params(_field(data, "game", dict))
-            except ParameterError as err:
-                raise _Bad("$.game", str(err).removeprefix("wildhorn: ")) from None
-            bot = _field(data, "bot", str)
-            seed = _field(data, "seed", int)
-            try:
-                session = cls(game_params=params, human=SIDES.index(human), bot_spec=bot,
-                              seed=seed, **kwargs)
-            except WildhornError as err:
-                raise _Bad("$.game" if not isinstance(err, BotSpecError) else "$.bot",
-                           str(err)) from None
-            session.core = _core_field(session.config, data, "$.core", where)
-            _set_rng_state(session.rng, _rng_field(data, "$.rng"))
-            events = _field(data, "events", list)
-            for i, e in enumerate(events):  # "kind" and "details" are absent in older saves
-                if (not isinstance(e, dict) or not {"who", "text"} <= set(e)
-                        or not set(e) <= {"who", "text", "kind", "details"}
-                        or not isinstance(e["who"], str) or not isinstance(e["text"], str)
-                        or not isinstance(e.get("kind", ""), str)
-                        or not isinstance(e.get("details", {}), dict)):
-                    raise _Bad(f"$.events[{i}]", 'expected {"who": text, "text": text, '
-                               '"kind": text, "details": an object}')
-            session.events = events
-            undo = _field(data, "undo", list)
-            for i, snap in enumerate(undo):  # every snapshot must restore
-                at = f"$.undo[{i}]"
-                if not isinstance(snap, dict) or set(snap) != {"core", "rng", "events"}:
-                    raise _Bad(at, 'expected {"core": ..., "rng": ..., "events": count}')
-                _core_field(session.config, snap, f"{at}.core", where)
-                _rng_field(snap, f"{at}.rng")
-                n = snap["events"]
-                if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= len(events):
-                    raise _Bad(f"{at}.events", f"expected an integer 0..{len(events)} (the "
-                               f"events so far), got {describe_value(n)}")
-            session.undo_stack = undo
-        except _Bad as err:
-            raise bad(f"{err.args[0]}: {err.args[1]}") from None
-        session.shown_events = max(0, len(session.events) - EVENTS_SHOWN)
-        return session
+        self.record.save(path)
 
     # ---- output -------------------------------------------------------------
     def say(self, text: str = "", **kwargs: Any) -> None:
@@ -370,21 +160,6 @@ class PlaySession:
             if with_state:
                 text += " exhausted" if self.core.location(g)[1] else " fresh"
         return text
-
-    def advance(self, action: int, rating: str = "") -> None:
-        """Applies ``action`` and logs its narration; ``rating`` (the bot's
-        estimate) is added to the first entry of the player who acted."""
-        before = self.core.copy()
-        who = SIDES[before.current_player()] if not before.is_chance() else None
-        self.seen.append((before, action))
-        self.apply(action)
-        entries = [e.to_json() for e in self.narrator.step(before, action, self.core)]
-        if rating:
-            for e in entries:
-                if e["who"] == who:
-                    e["text"] += f"  [{rating}]"
-                    break
-        self.events.extend(entries)
 
     def event_lines(self, events: list[dict[str, Any]]) -> list[str]:
         """The texts of ``events``, a run of draws as one line."""
@@ -611,14 +386,14 @@ class PlaySession:
     # ---- the game loop ------------------------------------------------------
     def play(self) -> int:
         self.say(f"Operation Wildhorn III: you play {TITLES[self.human]} against "
-                 f"the bot ({self.bot_spec}), seed {self.seed}. Type 'help' for help.")
+                 f"the bot ({self.record.bot}), seed {self.seed}. Type 'help' for help.")
         try:
-            while not self.core.is_terminal():
-                if self.ask_all and self.single_step():
-                    continue
-                if self.core.is_chance():
-                    self.chance_step()
-                elif self.core.current_player() == self.human:
+            while True:
+                self.record.play_forced()
+                status = self.record.status()
+                if status == "over":
+                    break
+                if status == "human":
                     self.human_step()
                 else:
                     self.bot_step()
@@ -632,79 +407,25 @@ class PlaySession:
         self.finish()
         return 0
 
-    def chance_step(self) -> None:
-        actions, probs = zip(*self.core.chance_outcomes())
-        action = self.rng.choices(actions, probs)[0]
-        self.advance(action)
-
-    def apply(self, action: int) -> None:
-        """One step: ``apply_raw`` under --ask-all (the loop then handles the
-        single-option nodes), else ``apply`` with the engine's automatic moves."""
-        if self.ask_all:
-            self.core.apply_raw(action)
-        else:
-            self.core.apply(action)
-
-    def is_lone_decline(self) -> bool:
-        """A reaction window of the human in which the only option is to decline."""
-        core = self.core
-        if core.is_chance() or core.current_player() != self.human \
-                or core.phase not in WINDOW_PHASES:
-            return False
-        legal = core.legal_actions()
-        return len(legal) == 1 and core.action_string(self.human, legal[0]) in DECLINE_TEXTS
-
-    def single_step(self) -> bool:
-        """Under --ask-all: applies a single-option node silently (True), unless it
-        is a window where the human can only decline, which is asked (False)."""
-        core = self.core
-        if core.is_chance():
-            outcomes = core.chance_outcomes()
-            if len(outcomes) != 1:
-                return False
-            self.advance(outcomes[0][0])
-            return True
-        legal = core.legal_actions()
-        if len(legal) != 1 or self.is_lone_decline():
-            return False
-        self.advance(legal[0])
-        return True
-
-    def bot_seed(self) -> int:
-        """The bot's seed for its next decision: from the game seed and the
-        length of the event log, so a saved game replays the same way."""
-        return (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
-
     def bot_step(self) -> None:
-        core = self.core
-        side = self.bot_side
-        legal = core.legal_actions()
-        value = None
-        # in a window where its deciding at all would tell what it holds (R29)
-        silent = core.phase in SILENT_PHASES
-        if len(legal) == 1:
-            action = legal[0]
-        else:
-            bot = make_bot(self.bot_spec, side, self.bot_seed(), interactive=True)
-            kwargs: dict[str, Any] = {}
-            if isinstance(bot, SearchBot):   # what the bot saw, for inference=heuristic
-                kwargs["observations"] = Observations(self.config, side)
-                for before, done in self.seen:
-                    kwargs["observations"].record(before, done)
+        record = self.record
+        forced = record.bot_forced()
+        if forced is not None:
+            record.bot_act(forced, then_forced=False)
             self.flush_events()
-            if self.out.isatty() and not silent:
-                with self.console.status("Bot is thinking..."):
-                    result = bot.analyse(core, **kwargs)
-            else:
-                if not silent:
-                    self.say("Bot is thinking...")
-                result = bot.analyse(core, **kwargs)
-            action = result["action"]
-            value = result.get("value")
-        rating = ""
-        if value is not None and not silent:
-            rating = f"bot rates its chance to win at {value[side]:.0%}"
-        self.advance(action, rating)
+            return
+        silent = record.bot_is_silent()  # its deciding at all would tell what it holds (R29)
+        self.flush_events()
+        args = bot_request(record, record.bot)
+        if self.out.isatty() and not silent:
+            with self.console.status("Bot is thinking..."):
+                result = bot_search(*args)
+        else:
+            if not silent:
+                self.say("Bot is thinking...")
+            result = bot_search(*args)
+        record.bot_act(result["action"], result["value"], result["alternatives"],
+                       then_forced=False)
         self.flush_events()
 
     def ask(self, prompt: str) -> str:
@@ -730,7 +451,7 @@ class PlaySession:
         else:
             shown = [t + (f"  (stands for {', '.join(notes[a])} too: identical cards)"
                           if a in notes else "") for a, t in zip(legal, texts)]
-        confirm = len(legal) == 1 and self.is_lone_decline()  # only under --ask-all
+        confirm = len(legal) == 1 and self.record.is_lone_decline()  # only under --ask-all
         if confirm:  # the window, briefly: what is under way and the new events
             self.flush_events()
             self.say()
@@ -816,33 +537,21 @@ class PlaySession:
         return None
 
     def decide(self, action: int, text: str) -> None:
-        self.undo_stack.append({"core": base64.b64encode(self.core.to_bytes()).decode("ascii"),
-                                "rng": _rng_state(self.rng), "events": len(self.events)})
-        self.advance(action)
+        self.record.human_act(action, then_forced=False)
         self.flush_events()
 
     def undo(self) -> bool:
-        if not self.undo_stack:
+        if not self.record.undo():
             self.say("Nothing to undo: you have made no decision yet.")
             return False
-        snap = self.undo_stack.pop()
-        self.core = Core.from_bytes(self.config, base64.b64decode(snap["core"]))
-        _set_rng_state(self.rng, snap["rng"])
-        for i in range(len(self.seen) - 1, -1, -1):
-            if self.seen[i][0] == self.core:
-                del self.seen[i:]
-                break
-        else:  # back before what this session recorded (a resumed game): none of it holds
-            self.seen.clear()
-        del self.events[snap["events"]:]
         self.shown_events = len(self.events)
         self.say("Undone: back to your previous decision.")
         return True
 
     def hint(self) -> None:
         self.say(f"Thinking about your position ({HINT_ITERATIONS} iterations)...")
-        a = advise(self.core, bot_spec="ismcts", iterations=HINT_ITERATIONS,
-                   seed=self.seed + len(self.events))
+        a = hint_search(self.record.setup.params, self.core.to_bytes(), self.human,
+                        hint_seed(self.record), HINT_ITERATIONS, available_cores())
         self.say(f"Hint: {a['recommended']}")
         for r in a["actions"][:5]:
             value = "" if r["value"] is None else f", value {r['value']:.2f}"
@@ -864,7 +573,7 @@ class PlaySession:
         self.say(f"Fragments: Polish {polish} (Forest and Wildhorn), German {german} "
                  f"(Rocket Base); {core.fragments['periphery']} left in the Periphery.")
         # your decisions are those you can undo; the bot's, those you saw (R29)
-        mine = len(self.undo_stack)
+        mine = len(self.record.human_steps())
         theirs = sum(1 for e in self.events if e["who"] == SIDES[self.bot_side]
                      and e.get("kind") == Kind.DECISION.value)
         rolls = sum(1 for e in self.events if e.get("kind") == Kind.ROLL.value)
@@ -876,23 +585,28 @@ class _Quit(EndOfInput):
     pass
 
 
-def run(*, side: str = "polish", bot: str = DEFAULT_BOT, seed: int | None = None,
+def run(*, side: str = "polish", bot: BotSpec | str = DEFAULT_BOT, seed: int | None = None,
         save: str | None = None, load: str | None = None, ask_all: bool = False,
         variant: str = "full", compact: bool | None = None,
         inp: TextIO | None = None, out: TextIO | None = None) -> int:
     """The ``play`` command: returns the exit status.  ``compact``: the 80x24
     screen (None: automatic, on a terminal of fewer than COMPACT_ROWS rows)."""
     if load:
-        session = PlaySession.load(load, ask_all=ask_all, compact=compact, inp=inp, out=out)
-        session.save_path = save or load
+        record = read_save(load)
+        if ask_all and not record.setup.ask_all:
+            raise ParameterError(f"--ask-all: {load} is a game played without it (each game "
+                                 f"keeps the way it began); start a new game with --ask-all")
+        session = PlaySession(record, save_path=save or load, compact=compact, inp=inp,
+                              out=out, resumed=True)
     else:
+        spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
         if seed is None:
             seed = random.SystemRandom().randrange(1 << 31)
         if side == "random":
             side = random.Random(seed ^ 0x5EED).choice(SIDES)
-        session = PlaySession(game_params={"variant": variant}, human=SIDES.index(side),
-                              bot_spec=bot, seed=seed, save_path=save, ask_all=ask_all,
-                              compact=compact, inp=inp, out=out)
+        record = new_record(variant=variant, human=SIDES.index(side), bot=spec, seed=seed,
+                            ask_all=ask_all)
+        session = PlaySession(record, save_path=save, compact=compact, inp=inp, out=out)
     try:
         return session.play()
     except _Quit:

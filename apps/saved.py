@@ -1,22 +1,25 @@
-"""Positions from a game saved by ``wildhorn-solve play`` (format
-"wildhorn-game/1", see apps.play): the state.json of one player's view
-(``wildhorn-solve export``) and the position advise searches from it."""
+"""Positions from a saved game (the save of a game record, apps.record:
+written by ``wildhorn-solve play`` and the web table): the state.json of one
+player's view (``wildhorn-solve export``) and the position advise searches
+from it."""
 
 from __future__ import annotations
 
-import io
 import json
 from typing import Any, NoReturn
 
-from apps.play import FORMAT as GAME_FORMAT
-from apps.play import MAX_SAVE_BYTES, PlaySession
+from apps.record import FIRST_FORMAT, MAX_SAVE_BYTES
+from apps.record import FORMAT as GAME_FORMAT
+from apps.record import read_save as read_record
 from solver._core import Core
 from solver._jsonio import read_bounded
 from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import dumps, from_json, load, load_opponent_plays, to_json
 
-SIDES = ("polish", "german")
+from solver.vocabulary import SIDES
+
+GAME_FORMATS = (GAME_FORMAT, FIRST_FORMAT)
 
 
 def file_format(path: str) -> str | None:
@@ -36,9 +39,9 @@ def file_format(path: str) -> str | None:
 
 
 def read_save(path: str) -> tuple[Core, str]:
-    """(the full position, the human's side) of a save file of ``play``."""
-    session = PlaySession.load(path, out=io.StringIO(), inp=io.StringIO())
-    return session.core, SIDES[session.human]
+    """(the full position, the human's side) of a saved game."""
+    record = read_record(path)
+    return record.core, SIDES[record.human]
 
 
 def _side(core: Core, side: str | None, path: str) -> int:
@@ -57,7 +60,7 @@ def export_view(path: str, side: str | None = None) -> tuple[str, str]:
     """(the state.json text of ``side``'s view, default the side to move, of
     the game saved in ``path``; that side)."""
     fmt = file_format(path)
-    if fmt != GAME_FORMAT:
+    if fmt not in GAME_FORMATS:
         what = "a state file (it is already a view)" if fmt == STATE_FORMAT else \
             f"a file of format {fmt!r}" if fmt else "not a saved game"
         raise StateFormatError(f"{path}: $.format: expected {GAME_FORMAT!r} (a game saved by "
@@ -90,7 +93,7 @@ def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
     of ``play``, seen from the side to move (or ``side``) only: its view is
     exported and read back, so nothing that side cannot see is used."""
     fmt = file_format(path)
-    if fmt == GAME_FORMAT:
+    if fmt in GAME_FORMATS:
         core, _ = read_save(path)
         p = _side(core, side, path)
         if core.is_chance() or core.current_player() != p:

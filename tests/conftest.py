@@ -48,3 +48,18 @@ def fake_clock(monkeypatch):
     clock = FakeClock()
     monkeypatch.setattr(bots._budget, "clock", clock)
     return clock
+
+
+@pytest.fixture
+def client(tmp_path):
+    """The web server's app in a TestClient (no network), its games saved in
+    a data folder of its own, with small search caps (150 iterations, one
+    search at a time)."""
+    from starlette.testclient import TestClient
+
+    from apps.server.app import create_app
+    from apps.server.games import Limits
+
+    with TestClient(create_app(tmp_path / "data", Limits(max_iterations=150,
+                                                         max_searches=1))) as c:
+        yield c

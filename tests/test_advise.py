@@ -127,7 +127,6 @@ def test_advise_at_every_kind_of_decision(tmp_path):
 
 # ---- issue 18: budgets, responses, loss, saved games, cards, the schema -------------
 
-import io
 import random
 
 import jsonschema
@@ -366,24 +365,19 @@ def test_no_reply_has_a_reason():
 # ---- saved games ---------------------------------------------------------------------
 
 def _saved_game(tmp_path, moves=40, seed=4):
-    """A game of play saved at a decision after ``moves`` random moves."""
-    from apps.play import PlaySession
-    session = PlaySession(game_params={}, human=0, bot_spec="random", seed=seed,
-                          out=io.StringIO(), inp=io.StringIO())
+    """A game of play (a record against the random bot) saved at a decision
+    after ``moves`` random decisions."""
+    from apps.record import new_record
+    from bots.spec import BotSpec
+    record = new_record(human=0, bot=BotSpec.parse("random"), seed=seed)
     rng = random.Random(seed)
-    core = session.core
-    k = 0
-    while k < moves or core.is_chance():
-        if core.is_chance():
-            acts, probs = zip(*core.chance_outcomes())
-            core.apply(rng.choices(acts, probs)[0])
-        else:
-            core.apply(rng.choice(core.legal_actions()))
-            k += 1
-        assert not core.is_terminal()
+    for _ in range(moves):
+        act = record.human_act if record.status() == "human" else record.bot_act
+        act(rng.choice(record.core.legal_actions()))
+        assert not record.core.is_terminal()
     path = tmp_path / "game.json"
-    session.save(str(path))
-    return path, core
+    record.save(str(path))
+    return path, record.core
 
 
 @pytest.mark.parametrize("moves", [3, 40])

@@ -16,23 +16,13 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
 
-from apps.server import app as server_app  # noqa: E402
 from apps.server.board import derived  # noqa: E402
-from apps.server.games import Limits  # noqa: E402
 from solver.cards import default_card_set_path  # noqa: E402
 from solver.state_io import from_json, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ESCORT = json.loads((ROOT / "examples" / "german-escort.json").read_text())
-
-
-@pytest.fixture
-def client(tmp_path):
-    with TestClient(server_app.create_app(tmp_path / "data", Limits(max_iterations=150,
-                                                                     max_searches=1))) as c:
-        yield c
 
 
 def info(state: dict) -> str:
@@ -120,7 +110,6 @@ def test_no_file_paths_in_the_game_parameters_or_a_save(client, tmp_path, monkey
     set would load, a missing file would tell that it is missing)."""
     import builtins
 
-    from apps.server.games import save_bytes
     copy_path = tmp_path / "copy.json"
     copy_path.write_text(default_card_set_path().read_text())
     opened = []
@@ -134,8 +123,8 @@ def test_no_file_paths_in_the_game_parameters_or_a_save(client, tmp_path, monkey
             res = client.post(route, json=body)
             assert res.status_code == 422, (route, res.text)
             assert res.json()["path"] == "$.game.card_set", res.text
-        session = client.app.state.store.new_game(side="polish", bot="random", seed=3)
-        save = json.loads(save_bytes(session))
+        game = client.app.state.store.new_game(side="polish", bot="random", seed=3)
+        save = json.loads(game.record.save_text())
         save["game"] = {"card_set": source}
         for route in ("/api/board/import", "/api/games/load"):
             res = client.post(route, content=json.dumps(save).encode())
@@ -228,15 +217,15 @@ def test_import_of_a_save_and_of_other_files(client):
     view = client.post("/api/games", json={"side": "german", "bot": "random", "seed": 4}).json()
     gid = view["id"]
     save = client.get(f"/api/games/{gid}/save").content
-    session = client.app.state.store.get(gid)
+    record = client.app.state.store.get(gid).record
     res = client.post("/api/board/import?name=game.json", content=save)
     assert res.status_code == 200, res.text
     state = res.json()["state"]
-    game = pyspiel.load_game("wildhorn", session.game_params)
+    game = pyspiel.load_game("wildhorn", record.setup.params)
     # the view of the save's human side (here German, with the Polish bot to
     # move), never the bot's: importing one's own save shows no hidden card
-    assert session.human == 1 and res.json()["side"] == "german"
-    assert info(state) == game.state_from_core(session.core.copy()).information_state_string(1)
+    assert record.human == 1 and res.json()["side"] == "german"
+    assert info(state) == game.state_from_core(record.core.copy()).information_state_string(1)
     other = client.post("/api/board/import?side=polish", content=save)
     assert other.status_code == 200 and other.json()["state"]["perspective"] == "polish"
     for body, words in ((b'{"format": "wildhorn-cards/1"}', "card set"),
@@ -251,12 +240,12 @@ def test_import_of_a_save_and_of_other_files(client):
 def test_analyse_this_position_from_a_game_moment_and_a_review_step(client):
     view = client.post("/api/games", json={"side": "polish", "bot": "random", "seed": 8}).json()
     gid = view["id"]
-    session = client.app.state.store.get(gid)
-    game = pyspiel.load_game("wildhorn", session.game_params)
+    record = client.app.state.store.get(gid).record
+    game = pyspiel.load_game("wildhorn", record.setup.params)
     for _ in range(3):
         while view["status"] == "bot":
             view = client.post(f"/api/games/{gid}/bot").json()
-        before = session.core.copy()
+        before = record.core.copy()
         now = client.post(f"/api/games/{gid}/position").json()
         assert now["side"] == "polish"
         assert info(now["state"]) == game.state_from_core(before).information_state_string(0)

@@ -5,8 +5,10 @@ Each example of ``examples/`` is built by clicks (every click and key press
 counted), exported, and the exported file read back with the project's
 state loader must give the example's information-state string for the
 viewing player.  Writes ``editor_clicks_german_escort`` and the checker's
-server-side time per change (``editor_check_ms``) to results/bench-serve.json
-(figures, not assertions)."""
+server-side time per change (``editor_check_ms``) to the file that
+``WILDHORN_BENCH_OUT`` names, when it is set (figures, not assertions;
+``python benchmarks/browser_figures.py`` sets it to results/bench-serve.json):
+a test never writes a tracked file."""
 
 from __future__ import annotations
 
@@ -19,14 +21,12 @@ from pathlib import Path
 import pyspiel
 import pytest
 
-from apps.server.games import save_bytes
 from apps.server.harness import CHROMIUM
 from browser_helpers import browser, open_page, server_fixture  # noqa: F401 (fixtures)
 from solver.state_io import load
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
-RESULTS = ROOT / "results" / "bench-serve.json"
 KINDS = {"zone": ["movement"], "motorcycle": ["movement"], "target": ["attack"],
          "escort": ["attack"], "ambush": ["attack"], "nurses": ["attack"],
          "modifiers": ["attack", "search", "spy", "sturmwind"],
@@ -200,10 +200,14 @@ def same_information(example: Path, path: Path) -> None:
 
 
 def write_results(**figures) -> None:
-    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    """Adds ``figures`` to the file ``WILDHORN_BENCH_OUT`` names (if set)."""
+    out = os.environ.get("WILDHORN_BENCH_OUT")
+    if not out:
+        return
+    path = Path(out)
+    data = json.loads(path.read_text()) if path.exists() else {}
     data.update(figures)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
+    path.write_text(json.dumps(data, indent=2) + "\n")
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.stem for e in EXAMPLES])
@@ -326,9 +330,9 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
     # a save of the table (or of play) imports as the view of its human side
     for variant in ("full", "small"):  # the small variant's parameters are kept
         session = server["app"].state.store.new_game(side="german", bot="random", seed=6,
-                                                     variant=variant)
+                                                     variant=variant).record
         save = tmp_path / f"game-{variant}.json"
-        save.write_bytes(save_bytes(session))
+        save.write_text(session.save_text())
         page.set_input_files("#b-import", str(save))
         page.wait_for_function("small => window.wildhornBoard.position().turn === 1 && "
                                "!!window.wildhornBoard.position().game === small && "
@@ -336,7 +340,7 @@ def test_import_export_and_link_round_trip(page, server, tmp_path):
                                arg=variant == "small")
         again.idle()
         human = session.human  # German: the Polish bot's hand is never shown
-        game = pyspiel.load_game("wildhorn", session.game_params)
+        game = pyspiel.load_game("wildhorn", session.setup.params)
         assert load(exported(page, tmp_path)).information_state_string(human) == \
             game.state_from_core(session.core.copy()).information_state_string(human)
     # a broken link is refused with a message, nothing loaded
@@ -360,8 +364,8 @@ def test_analyse_this_position_from_a_game(page, server, tmp_path):
     page.click("#btn-analyse-here")
     page.wait_for_function("() => !document.querySelector('#board').hidden && "
                            "window.wildhornBoard.last && window.wildhornBoard.last.ok")
-    session = server["app"].state.store.get(gid)
+    session = server["app"].state.store.get(gid).record
     path = exported(page, tmp_path)
-    game = pyspiel.load_game("wildhorn", session.game_params)
+    game = pyspiel.load_game("wildhorn", session.setup.params)
     assert load(path).information_state_string(session.human) == \
         game.state_from_core(session.core.copy()).information_state_string(session.human)

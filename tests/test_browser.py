@@ -7,15 +7,20 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from apps.server.harness import CHROMIUM
+from apps.record import DEFAULT_BOT, read_save
+from apps.saved import export_view, load_position
+from apps.server.app import create_app
+from apps.server.games import Limits
+from apps.server.harness import CHROMIUM, serve_in_thread
 from browser_helpers import browser, open_page, server_fixture  # noqa: F401 (fixtures)
 
-RESULTS = Path(__file__).resolve().parent.parent / "results" / "bench-serve.json"
 WINDOWS = ("escort", "ambush", "witnesses", "nurses", "motorcycle", "modifiers")
 
 pytestmark = [
@@ -97,9 +102,10 @@ def test_whole_game_against_random_to_the_end_screen(page, server):
             prompt = page.inner_text("#prompt")
             assert "Under way" in prompt, prompt
             windows += 1
-        hidden = {game.cards[g].number for g in game.core.cards_at("hand", game.bot_side)}
+        record = game.record
+        hidden = {record.cards[g].number for g in record.core.cards_at("hand", record.bot_side)}
         view = click_action(page, view, choose(view, k))
-        hidden &= {game.cards[g].number for g in game.core.cards_at("hand", game.bot_side)}
+        hidden &= {record.cards[g].number for g in record.core.cards_at("hand", record.bot_side)}
         for text in page.payloads:  # the bot's hand in no payload the page received
             for number in hidden:
                 assert number not in text, f"{number} of the bot's hand sent to the page"
@@ -150,7 +156,7 @@ def test_save_reload_load_same_position(page, server, tmp_path):
         page.click("#btn-save")
     path = tmp_path / "saved.json"
     info.value.save_as(path)
-    assert json.loads(path.read_text())["format"] == "wildhorn-game/1"
+    assert json.loads(path.read_text())["format"] == "wildhorn-game/2"
     page.reload()  # the game comes back from the server
     again = settled(page)
     assert again["version"] == view["version"] and again["id"] == view["id"]
@@ -171,7 +177,64 @@ def test_a_bad_upload_shows_its_error(page, server):
     assert settled(page)["id"] == view["id"]  # still the same game
 
 
-def test_page_load_time(page, server):
+def test_the_default_bot_saves_loads_and_survives_a_restart(browser, tmp_path):
+    """Against the default bot (ISMCTS; the server caps its time per move to
+    0.05 s here): play, save, reload the page, load the download into the
+    same position, restart the server on the same data folder and find the
+    game; the download loads in play, advise and export too."""
+    data = tmp_path / "data"
+    limits = Limits(max_time=0.05, review_iterations=30)
+    app = create_app(data, limits)
+    with open_page(browser, 1400, 1000) as page:
+        page.on("dialog", lambda d: d.accept())
+        with serve_in_thread(app) as url:
+            port = int(url.rsplit(":", 1)[1].strip("/"))
+            page.goto(url)
+            page.wait_for_selector("#new-dialog[open]")
+            assert page.input_value("#bot-select") == DEFAULT_BOT
+            page.fill("input[name=seed]", "5")
+            page.click("#btn-start")
+            view = settled(page)
+            for k in range(8):
+                view = click_action(page, view, choose(view, k))
+            rated = [e for e in view["log"] if e.get("value") is not None]
+            assert rated and all(e["who"] == view["bot_side"] for e in rated)  # the bot searched
+            with page.expect_download() as info:
+                page.click("#btn-save")
+            path = tmp_path / "saved.json"
+            info.value.save_as(path)
+            saved = json.loads(path.read_text())
+            assert saved["format"] == "wildhorn-game/2" and saved["bot"] == DEFAULT_BOT
+            page.reload()  # the game comes back from the server
+            assert settled(page)["version"] == view["version"]
+            page.set_input_files("#file-load", str(path))
+            page.wait_for_function("v => window.wildhorn.view.id !== v", arg=view["id"])
+            loaded = settled(page)
+            assert loaded["version"] == view["version"]
+            assert {k: loaded[k] for k in ("zones", "hand", "log")} == \
+                {k: view[k] for k in ("zones", "hand", "log")}
+        # a new server on the same folder and port: the page finds its game again
+        restarted = create_app(data, limits)
+        with serve_in_thread(restarted, port=port):
+            page.reload()
+            again = settled(page)
+            assert again["id"] == loaded["id"] and again["version"] == view["version"]
+            assert again["log"] == view["log"]
+    # the download is a save every command reads
+    assert read_save(str(path)).core.to_bytes() == \
+        restarted.state.store.get(loaded["id"]).record.core.to_bytes()
+    state, side = export_view(str(path))
+    assert json.loads(state)["format"] == "wildhorn-state/1" and side == view["you"]
+    assert load_position(str(path)).core.current_player() == ("polish", "german").index(side)
+    played = subprocess.run([sys.executable, "-m", "apps.cli", "play", "--load", str(path)],
+                            input="quit\n", capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0 and "Goodbye" in played.stdout, played.stderr
+
+
+def test_page_load(page, server):
+    """The table comes back on a reload with a game in progress; the time
+    of each load goes to the file ``WILDHORN_BENCH_OUT`` names, when it is set
+    (``python benchmarks/browser_figures.py``; never asserted)."""
     view = start(page, server, seed=2)
     times = []
     for _ in range(5):
@@ -180,14 +243,16 @@ def test_page_load_time(page, server):
         settled(page)
         page.wait_for_selector(".zone .zone-title")
         times.append(time.perf_counter() - t0)
-    nav = page.evaluate("() => performance.getEntriesByType('navigation')[0].toJSON()")
-    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    data["page_load"] = {
-        "what": "headless Chromium: page.goto of the table with a game in progress until "
-                "the table is drawn (the view fetched and rendered), 5 loads",
-        "median_s": round(sorted(times)[len(times) // 2], 4), "max_s": round(max(times), 4),
-        "load_event_ms": round(nav["loadEventEnd"], 1), "target_s": 1.0,
-    }
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
     assert view["id"] == settled(page)["id"]
+    out = os.environ.get("WILDHORN_BENCH_OUT")
+    if out:
+        nav = page.evaluate("() => performance.getEntriesByType('navigation')[0].toJSON()")
+        path = Path(out)
+        data = json.loads(path.read_text()) if path.exists() else {}
+        data["page_load"] = {
+            "what": "headless Chromium: page.goto of the table with a game in progress until "
+                    "the table is drawn (the view fetched and rendered), 5 loads",
+            "median_s": round(sorted(times)[len(times) // 2], 4), "max_s": round(max(times), 4),
+            "load_event_ms": round(nav["loadEventEnd"], 1), "target_s": 1.0,
+        }
+        path.write_text(json.dumps(data, indent=2) + "\n")

@@ -1,7 +1,7 @@
 """Fuzzing the input contract (issue 22, item 7).
 
 Seeded mutants of state files, card sets and saves go through the loaders
-the CLI uses (``state_io.load``, ``load_card_set``, ``PlaySession.load``);
+the CLI uses (``state_io.load``, ``load_card_set``, ``apps.record.read_save``);
 each must end in one of two ways: a one-line WildhornError (what the CLI
 prints with exit status 2), or accepted and valid (the position passes
 ``check_position`` and has a move or a chance outcome).  Never another
@@ -34,6 +34,8 @@ from pathlib import Path
 import pytest
 
 from apps.play import PlaySession
+from apps.record import new_record, read_save
+from bots.spec import BotSpec
 from solver import state_io
 from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
@@ -84,8 +86,8 @@ def _random_cores(params, games, seed):
 def _save_text(tmp_path):
     """The text of a real save: a few decisions of a game against the heuristic bot."""
     path = tmp_path / "seed-save.json"
-    session = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="heuristic",
-                          seed=5, save_path=str(path), inp=io.StringIO("1\n" * 12 + "quit\n"),
+    record = new_record(human=0, bot=BotSpec.parse("heuristic"), seed=5)
+    session = PlaySession(record, save_path=str(path), inp=io.StringIO("1\n" * 12 + "quit\n"),
                           out=io.StringIO())
     try:
         session.play()
@@ -190,9 +192,9 @@ def _load(kind, path):
             assert len(card_set.cards) >= 2
             make_config({"card_set": str(path)})  # a game of it builds, or a one-line error
         else:
-            session = PlaySession.load(str(path), out=io.StringIO(), inp=io.StringIO())
-            if not session.core.is_terminal():
-                assert session.core.is_chance() or session.core.legal_actions()
+            record = read_save(str(path))
+            if not record.core.is_terminal():
+                assert record.core.is_chance() or record.core.legal_actions()
     except WildhornError as err:
         return str(err)
     return None

@@ -1,15 +1,14 @@
 """Opponent-hand inference (bots._inference, the searchers' ``inference=``):
 it reads only what the searcher's player saw, never gives a consistent
 world zero weight, and with ``inference=off`` the searches are unchanged."""
-import io
 import random
 
 import pyspiel
 import pytest
 
 from apps.advise import advise
-from apps.play import PlaySession
-from apps.server.games import _alternatives, bot_search
+from apps.record import Actor, GameRecord, Setup, Step, bot_request, bot_search, new_record
+from bots.spec import BotSpec
 from bots import BotSpecError, make_bot
 from bots._inference import WEIGHT_FLOOR, Observations
 from bots._ismcts import ISMCTS
@@ -344,59 +343,41 @@ def test_bad_opponent_plays_are_refused_in_one_line(change, where):
 
 
 def test_server_and_play_give_the_bot_the_same_observations(twin_games):
-    """The browser server's child search (bot_search with the session's
-    transitions) and play's session record what a tournament's bot reads
-    from the pyspiel history: the same search."""
+    """The bot's search of a game record (bot_search with the record's
+    transitions, as play and the server run it) reads what a tournament's
+    bot reads from the pyspiel history: the same search."""
     viewer, state, _ = twin_games[0]
     spec = "ismcts:iterations=150,inference=heuristic"
-    core = GAME.new_initial_state().core.copy()
-    seen = []
-    for a in state.history():
-        seen.append((core.copy(), a))
-        core.apply(a)
+    record = GameRecord(Setup((), 1 - viewer, BotSpec.parse(spec), 1))
+    for a in state.history():  # the twin game's steps, chance included, into the record
+        record._apply(Step(a, Actor.RULES))
+    assert [a for _, a in record.observations()] == state.history()
     # the server's bot is interactive (threads: the cores), as is this one
     direct = make_bot(spec, viewer, 6, interactive=True).analyse(state)
-    served = bot_search({}, state.core.to_bytes(), spec, viewer, 6,
-                        [(b.to_bytes(), a) for b, a in seen])
+    args = bot_request(record, BotSpec.parse(spec))
+    served = bot_search(args[0], args[1], args[2], viewer, 6, args[5])
+    assert args[5] is not None and len(args[5]) == len(state.history())
     assert served["action"] == direct["action"]
-    assert served["alternatives"] == _alternatives(state.core, viewer, direct["stats"])
-    session = PlaySession(game_params={}, human=1 - viewer, bot_spec=spec, seed=1,
-                          out=io.StringIO())
-    for before, a in seen:
-        session.advance(a)
-    assert [a for _, a in session.seen] == state.history()
     obs = Observations(GAME.core_config, viewer)
-    for before, a in session.seen:
+    for before, a in record.observations():
         obs.record(before, a)
     again = Observations.from_history(GAME.new_initial_state().core, state.history(), viewer)
     assert obs._weights(state.core, 3)[1] == again._weights(state.core, 3)[1]
 
 
-def test_undo_past_a_resume_forgets_the_abandoned_line():
-    """A resumed game records transitions from the resume on; an undo back
-    before them must not leave the undone line for the bot to weigh."""
-    import base64
-
-    from apps.play import _rng_state
-    session = PlaySession(game_params={}, human=0, bot_spec="random", seed=1,
-                          out=io.StringIO())
-    while session.core.is_chance():
-        session.advance(session.core.chance_outcomes()[0][0])
-    # a decision from before the resume: in the undo stack, never recorded in seen
-    session.undo_stack.append({"core": base64.b64encode(session.core.to_bytes()).decode(),
-                               "rng": _rng_state(session.rng), "events": len(session.events)})
-
-    def step():
-        session.advance(session.core.legal_actions()[0] if not session.core.is_chance()
-                        else session.core.chance_outcomes()[0][0])
-    for _ in range(2):
-        step()
-    session.seen.clear()   # the game is saved and resumed here
-    for _ in range(3):
-        step()
-    assert len(session.seen) == 3
-    assert session.undo()
-    assert session.seen == []
+def test_undo_forgets_the_abandoned_line():
+    """After an undo the bot is fed the transitions of the game as it now
+    stands, never those of the line that was taken back."""
+    record = new_record(human=0, bot=BotSpec.parse("random"), seed=1)
+    for _ in range(6):
+        act = record.human_act if record.status() == "human" else record.bot_act
+        act(record.core.legal_actions()[-1])
+    before_last = record.decision(len(record.human_steps()) - 1)[0]
+    kept = record.observations()[:record.human_steps()[-1]]
+    assert record.undo()
+    assert record.core == before_last
+    assert [(b.to_bytes(), a) for b, a in record.observations()] \
+        == [(b.to_bytes(), a) for b, a in kept]
 
 
 def test_observations_of_another_game_are_refused():

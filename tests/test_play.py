@@ -8,8 +8,11 @@ import sys
 import pytest
 
 from apps.play import PlaySession
+from apps.record import new_record
+from bots.spec import BotSpec
 
 BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
+V1 = __import__("pathlib").Path(__file__).parent / "data" / "saves-v1"
 
 
 def play(*args, lines=(), timeout=120):
@@ -97,23 +100,41 @@ def test_undo_restores_the_position(tmp_path):
     assert a == b  # same position, random state, events and (empty) undo stack
 
 
-def test_save_and_load_round_trip(tmp_path):
+@pytest.mark.parametrize("bot", ["heuristic", "ismcts:iterations=60"])
+def test_save_and_load_round_trip(tmp_path, bot):
+    """Against the heuristic and against the default bot (ISMCTS, on a small
+    budget, whose log entries carry its ratings): saved, loaded, continued
+    to the same end as the unbroken game."""
+    base = ["play", "--bot", bot, "--seed", "3", "--side", "polish"]
     path = tmp_path / "game.json"
     moves = ["1", "PL01 place", "1", "1"]
-    r = play(*BASE, "--save", str(path), lines=[*moves, "quit"])
+    r = play(*base, "--save", str(path), lines=[*moves, "quit"])
     assert r.returncode == 0, r.stderr
     saved = json.loads(path.read_text())
-    assert saved["format"] == "wildhorn-game/1" and len(saved["undo"]) == len(moves)
+    assert saved["format"] == "wildhorn-game/2" and saved["bot"] == bot
+    assert [s["by"] for s in saved["steps"]].count("human") == len(moves)
     last_screen = r.stdout[r.stdout.rindex("=== Turn"):r.stdout.rindex("Choose")]
     # loading shows the same position and continues to the end like the unbroken game
     r2 = play("play", "--load", str(path), lines=["quit"])
     assert r2.returncode == 0, r2.stderr
     assert last_screen in r2.stdout
+    kept = tmp_path / "kept.json"
+    kept.write_bytes(path.read_bytes())
     r3 = play("play", "--load", str(path), lines=["1"] * 3000)
-    whole = play(*BASE, lines=[*moves, *["1"] * 3000])
+    whole = play(*base, lines=[*moves, *["1"] * 3000])
     assert r3.returncode == 0 and "Game over. Winner:" in r3.stdout
     tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
     assert tail(r3.stdout) == tail(whole.stdout)
+    # advise and export read the save too
+    exported = subprocess.run([sys.executable, "-m", "apps.cli", "export", str(kept)],
+                              capture_output=True, text=True, timeout=120)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["format"] == "wildhorn-state/1"
+    advised = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(kept),
+                              "--iterations", "200", "--json"],
+                             capture_output=True, text=True, timeout=120)
+    assert advised.returncode == 0, advised.stderr
+    assert json.loads(advised.stdout)["recommended"]
 
 
 def test_a_corrupt_save_file_is_one_line_exit_2(tmp_path):
@@ -202,29 +223,38 @@ def test_a_small_terminal_gets_the_compact_screen(monkeypatch, lines, compact):
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", lines)
     out = FakeTerminal()
-    session = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random",
-                          seed=3, inp=io.StringIO(""), out=out)
+    record = new_record(human=0, bot=BotSpec.parse("random"), seed=3)
+    session = PlaySession(record, inp=io.StringIO(""), out=out)
     assert session.compact is compact
     session.render(["pass"])
     screen = out.getvalue()
-    assert ("Hand (3): " in screen) is compact and ("Your hand (3):" in screen) is not compact
+    # a new game is at its first decision: the hands are dealt (3 cards to start, 5 drawn)
+    assert ("Hand (8): " in screen) is compact and ("Your hand (8):" in screen) is not compact
     if compact:
         assert len(screen.splitlines()) <= 24 - 1  # and the prompt
-    forced = PlaySession(game_params={"variant": "full"}, human=0, bot_spec="random", seed=3,
-                         compact=True, inp=io.StringIO(""), out=io.StringIO())
+    forced = PlaySession(record, compact=True, inp=io.StringIO(""), out=io.StringIO())
     assert forced.compact
 
 
 def test_a_save_whose_events_have_no_kind_still_loads(tmp_path):
-    """Saves written before the narrator held events as {"who", "text"} only."""
+    """Saves of the first format written before the narrator held events as
+    {"who", "text"} only."""
     path = tmp_path / "old.json"
-    r = play(*BASE, "--save", str(path), lines=["1", "PL01 place", "quit"])
-    assert r.returncode == 0, r.stderr
-    data = json.loads(path.read_text())
+    data = json.loads((V1 / "play-random.json").read_text())
     assert all({"who", "text", "kind", "details"} <= set(e) for e in data["events"])
     data["events"] = [{"who": e["who"], "text": e["text"]} for e in data["events"]]
     path.write_text(json.dumps(data))
-    r = play("play", "--load", str(path), "--compact", lines=["1", "1", "quit"])
+    r = play("play", "--load", str(path), "--compact", lines=["undo", "1", "1", "quit"])
     assert r.returncode == 0, r.stderr
-    assert "Traceback" not in r.stderr and "You place PL01 Scouts in the Forest." in r.stdout
+    assert "Traceback" not in r.stderr and "Undone" in r.stdout  # its history came back
     assert "Summary" not in r.stdout and "Game saved in" in r.stdout
+    assert json.loads(path.read_text())["format"] == "wildhorn-game/2"
+
+
+@pytest.mark.parametrize("name", ["play-random", "play-askall", "play-over", "server-ismcts"])
+def test_every_save_of_the_first_format_loads(tmp_path, name):
+    path = tmp_path / f"{name}.json"
+    path.write_bytes((V1 / f"{name}.json").read_bytes())
+    r = play("play", "--load", str(path), lines=["1", "1", "quit"])
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert ("Game over" in r.stdout) is (name == "play-over")

@@ -19,16 +19,11 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from apps import cli  # noqa: E402
-from apps.play import PlaySession  # noqa: E402
+from apps.record import read_save  # noqa: E402
 from apps.server import app as server_app  # noqa: E402
-from apps.server.games import GameStore, Limits, SearchPool, cap_spec  # noqa: E402
+from apps.server.games import GameStore, Limits, SearchPool  # noqa: E402
 from apps.server.views import game_view  # noqa: E402
-
-
-@pytest.fixture
-def client(tmp_path):
-    with TestClient(server_app.create_app(tmp_path / "data")) as c:
-        yield c
+from bots.spec import BotSpec  # noqa: E402
 
 
 def new_game(client, **body):
@@ -40,8 +35,22 @@ def new_game(client, **body):
 
 
 def bot_hand_numbers(client, gid):
-    session = client.app.state.store.get(gid)
-    return [session.cards[g].number for g in session.core.cards_at("hand", session.bot_side)]
+    record = client.app.state.store.get(gid).record
+    return [record.cards[g].number for g in record.core.cards_at("hand", record.bot_side)]
+
+
+def play_locally(game, rng, moves=None):
+    """Drives a game held in a store without the search pool: the bot plays
+    a random legal action; ``moves`` steps at most (None: to the end)."""
+    record = game.record
+    k = 0
+    while record.status() != "over" and (moves is None or k < moves):
+        legal = record.core.legal_actions()
+        if record.status() == "bot":
+            record.bot_act(rng.choice(legal))
+        else:
+            record.human_act(rng.choice(legal))
+        k += 1
 
 
 def step(client, view):
@@ -131,14 +140,16 @@ def test_game_ids_are_unguessable(client):
 
 
 def test_budgets_are_capped_by_the_server():
-    limits = Limits(max_time=10.0, max_iterations=200_000, max_nodes=2_000_000)
-    spec = cap_spec("ismcts:time=1000,nodes=30000000", limits)
-    assert "time=10.0" in spec and "nodes=2000000" in spec
+    limits = Limits(max_time=10.0, max_iterations=200_000, max_nodes=2_000_000, max_threads=2)
+    spec = str(BotSpec.parse("ismcts:time=1000,nodes=30000000").capped(limits))
+    assert "time=10.0" in spec and "nodes=2000000" in spec and "threads=2" in spec
     with pytest.raises(BotSpecError, match="nodes must be in"):   # past the registry's range
-        cap_spec("ismcts:nodes=999999999", limits)
-    assert "iterations=200000" in cap_spec("oos:iterations=10000000000", limits)
-    assert "sims=200000" in cap_spec("openspiel-ismcts:sims=99999999", limits)
-    assert cap_spec("random", limits) == "random"
+        BotSpec.parse("ismcts:nodes=999999999").capped(limits)
+    assert "iterations=200000" in str(BotSpec.parse("oos:iterations=10000000000").capped(limits))
+    assert "sims=200000" in str(BotSpec.parse("openspiel-ismcts:sims=99999999").capped(limits))
+    assert str(BotSpec.parse("openspiel-ismcts:time=1.0").capped(limits)) \
+        == "openspiel-ismcts:time=1.0"  # time alone is a budget too
+    assert str(BotSpec.parse("random").capped(limits)) == "random"
 
 
 def test_the_bot_time_setting(client):
@@ -153,7 +164,6 @@ def test_no_request_names_a_file(client, tmp_path):
     assert save.headers["content-disposition"].startswith("attachment")
     res = client.post("/api/games/load?name=../../../tmp/evil.json", content=save.content)
     assert res.status_code == 200
-    client.app.state.store.saver.flush()
     files = sorted(p.name for p in (tmp_path / "data").iterdir())
     assert len(files) == 2 and all(re.fullmatch(r"game-[A-Za-z0-9_-]{24}\.json", f) for f in files)
     assert not (tmp_path / "evil.json").exists()
@@ -171,7 +181,6 @@ def test_a_corrupt_upload_is_refused_with_the_checkers_message(client, tmp_path)
     assert res.status_code == 400 and "malformed JSON" in res.json()["error"]
     # nothing saved is lost: the game is still there, on disk too
     assert client.get(f"/api/games/{view['id']}").status_code == 200
-    client.app.state.store.saver.flush()
     assert len(list((tmp_path / "data").iterdir())) == 1
 
 
@@ -184,8 +193,8 @@ def test_save_load_same_position_and_play_reads_it(client, tmp_path):
     assert strip(loaded) == strip(client.get(f"/api/games/{view['id']}").json())
     path = tmp_path / "game.json"
     path.write_bytes(save)
-    session = PlaySession.load(str(path))  # the terminal game reads the download
-    assert session.core.to_bytes() == client.app.state.store.get(view["id"]).core.to_bytes()
+    record = read_save(str(path))  # the terminal game reads the download
+    assert record.core.to_bytes() == client.app.state.store.get(view["id"]).record.core.to_bytes()
 
 
 def test_undo_and_resign(client):
@@ -224,26 +233,32 @@ def test_hint_answers_with_the_advice(client):
         assert number not in res.text
 
 
+def _to_a_searched_bot_decision(game, undone=False):
+    """Plays first legal actions up to a bot decision worth a search (two
+    options or more), with a decision of the human before it if ``undone``."""
+    record = game.record
+    while record.status() != "bot" or len(record.core.legal_actions()) < 2 \
+            or (undone and not record.human_steps()):
+        first = record.core.legal_actions()[0]
+        if record.status() == "human":
+            record.human_act(first)
+        else:
+            record.bot_act(first)
+
+
 def test_the_close_of_a_game_stops_its_search(tmp_path):
     async def scenario():
         store = GameStore(tmp_path, Limits())
-        session = store.new_game(side="german", bot="ismcts:time=10", seed=5)
-        # up to a bot decision worth a search (two options or more)
-        while session.status() != "bot" or len(session.core.legal_actions()) < 2:
-            first = session.core.legal_actions()[0]
-            if session.status() == "human":
-                session.human_action(first, session.version())
-            else:
-                session.bot_action({"action": first, "value": None})
-        task = asyncio.create_task(store.bot_move(session))
+        game = store.new_game(side="german", bot="ismcts:time=10", seed=5)
+        _to_a_searched_bot_decision(game)
+        task = asyncio.create_task(store.bot_move(game))
         while not store.pool.processes:
             await asyncio.sleep(0.02)
         (proc,) = store.pool.processes
         assert proc.is_alive()
-        store.close(session.id)
+        store.close(game.id)
         await task  # the request answers, without a move
         proc.join(5)
-        store.saver.flush()
         return proc.is_alive(), store.games
 
     alive, games = asyncio.run(scenario())
@@ -281,26 +296,29 @@ def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, t
     assert cli.main(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
 
 
-def test_the_cached_save_text_is_the_save_file(tmp_path):
+def test_every_change_is_on_disk_before_the_answer(tmp_path):
+    """The save in the data folder is the game after every request that
+    changed it: a store started on the folder now finds the same game."""
     store = GameStore(tmp_path)
-    session = store.new_game(side="polish", bot="random", seed=4)
+    game = store.new_game(side="polish", bot="random", seed=4)
     rng = random.Random(4)
-    for k in range(60):
-        if session.status() == "over":
+    for k in range(40):
+        if game.record.status() == "over":
             break
-        if session.status() == "bot":
-            session.bot_action({"action": session.core.legal_actions()[0], "value": [0.4, 0.6]})
+        if game.record.status() == "bot":
+            asyncio.run(store.bot_move(game))
         else:
-            session.human_action(rng.choice(session.core.legal_actions()), session.version())
-        if k % 7 == 6 and session.undo_stack:
-            session.undo_move()
-        assert json.loads(session.save_text()) == json.loads(json.dumps(session.to_json()))
+            store.act(game, rng.choice(game.record.core.legal_actions()), game.record.version())
+        if k % 7 == 6 and game.record.human_steps():
+            store.undo(game)
+        again = GameStore(tmp_path).get(game.id).record
+        assert again.version() == game.record.version() and again.events == game.record.events
 
 
 def test_review_rates_every_decision_and_steps_back(tmp_path):
     with TestClient(server_app.create_app(tmp_path, Limits(review_iterations=60))) as c:
         view = new_game(c, side="polish", seed=8)
-        while len(c.app.state.store.get(view["id"]).undo_stack) < 5:
+        while len(c.app.state.store.get(view["id"]).record.human_steps()) < 5:
             view = step(c, view).json()
         gid = view["id"]
         review = c.post(f"/api/games/{gid}/review").json()
@@ -314,21 +332,16 @@ def test_review_rates_every_decision_and_steps_back(tmp_path):
         for d in review["decisions"]:
             assert d["options"] == 1 or (d["loss"] >= 0 and d["best"])
         assert all(m["loss"] > 0 for m in review["mistakes"])
-        session = c.app.state.store.get(gid)
-        for k, snap in enumerate(session.undo_stack):
+        record = c.app.state.store.get(gid).record
+        for k in range(5):
+            core, chosen, at = record.decision(k)
             past = c.get(f"/api/games/{gid}/review/{k}").json()
             assert past["status"] == "review" and past["actions"] == []
-            assert past["log"] == session.events[:snap["events"]]
-            assert past["review_step"]["chosen"] == session.events[snap["events"]]["text"]
+            assert past["log"] == record.events[:at]
+            assert past["review_step"]["chosen"] == record.events[at]["text"]
+            assert chosen in core.legal_actions()
         assert c.get(f"/api/games/{gid}/review/5").status_code == 400
         assert c.get(f"/api/games/{gid}").json()["version"] == view["version"]  # unchanged
-
-
-def test_progress_events_end_with_done(client):
-    view = new_game(client)
-    with client.stream("GET", f"/api/games/{view['id']}/progress") as res:
-        body = "".join(res.iter_text())
-    assert body.startswith("event: done") and view["version"] in body
 
 
 def test_one_choice_for_identical_cards_says_so(tmp_path):
@@ -338,46 +351,43 @@ def test_one_choice_for_identical_cards_says_so(tmp_path):
     rng = random.Random(2)
     notes = 0
     for seed in range(3):
-        session = store.new_game(side="polish", bot="random", seed=seed)
-        while session.status() != "over":
-            if session.status() == "bot":
-                session.bot_action({"action": rng.choice(session.core.legal_actions()),
-                                    "value": None})
+        game = store.new_game(side="polish", bot="random", seed=seed)
+        record = game.record
+        while record.status() != "over":
+            if record.status() == "bot":
+                record.bot_act(rng.choice(record.core.legal_actions()))
                 continue
-            view = game_view(session)
+            view = game_view(game)
             offered = {a.get("card") or a.get("target") for a in view["actions"]}
             for a in view["actions"]:
                 for number in a.get("same_as", []):
                     notes += 1
                     assert number not in offered and "interchangeable (R27)" in a["note"]
-                    mine = next(c for c in session.cards.values() if c.number == number)
-                    theirs = next(c for c in session.cards.values()
+                    mine = next(c for c in record.cards.values() if c.number == number)
+                    theirs = next(c for c in record.cards.values()
                                   if c.number == (a.get("card") or a.get("target")))
                     assert (mine.type, mine.start) == (theirs.type, theirs.start)
-                    where = lambda c: session.core.location(c.side_id * 23 + c.index)  # noqa
+                    where = lambda c: record.core.location(c.side_id * 23 + c.index)  # noqa
                     assert where(mine) == where(theirs)
-            session.human_action(rng.choice(session.core.legal_actions()), session.version())
+            record.human_act(rng.choice(record.core.legal_actions()))
     assert notes > 0
 
 
 def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
     async def scenario():
         store = GameStore(tmp_path, Limits())
-        session = store.new_game(side="polish", bot="ismcts:time=10", seed=5)
-        while session.status() != "bot" or len(session.core.legal_actions()) < 2 \
-                or not session.undo_stack:
-            first = session.core.legal_actions()[0]
-            if session.status() == "human":
-                session.human_action(first, session.version())
-            else:
-                session.bot_action({"action": first, "value": None})
-        request = asyncio.create_task(store.bot_move(session))
+        game = store.new_game(side="polish", bot="ismcts:time=10", seed=5)
+        _to_a_searched_bot_decision(game, undone=True)
+        request = asyncio.create_task(store.bot_move(game))
         while not store.pool.processes:
             await asyncio.sleep(0.02)
-        session.task.cancel()  # what POST /undo does
-        session.undo_move()
+        store.undo(game)  # what POST /undo does
         await request  # answers (no error) without a move
-        return session.status(), len(store.pool.processes)
+        for _ in range(100):  # the killed search's slot is given back
+            if not store.pool.processes:
+                break
+            await asyncio.sleep(0.02)
+        return game.record.status(), len(store.pool.processes)
 
     status, running = asyncio.run(scenario())
     assert status == "human" and running == 0
@@ -385,14 +395,9 @@ def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
 
 def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):
     store = GameStore(tmp_path)
-    session = store.new_game(side="german", bot="random", seed=3)
-    rng = random.Random(1)
-    while session.status() != "over":
-        if session.status() == "bot":
-            session.bot_action({"action": rng.choice(session.core.legal_actions()), "value": None})
-        else:
-            session.human_action(rng.choice(session.core.legal_actions()), session.version())
-    events = session.events          # narrated by apps.narration, as in play
+    game = store.new_game(side="german", bot="random", seed=3)
+    play_locally(game, random.Random(1))
+    events = game.record.events          # narrated by apps.narration, as in play
     attacks = [i for i, e in enumerate(events)
                if e["kind"] == "roll" and e["details"].get("roll") == "attack"]
     assert attacks
@@ -435,8 +440,8 @@ def test_openapi_document_lists_every_served_route(client):
     assert set(action["requestBody"]["content"]["application/json"]["schema"]["properties"]) \
         == {"action", "version"}
     assert [p["name"] for p in action["parameters"]] == ["gid"]
-    assert "text/event-stream" in doc["paths"]["/api/games/{gid}/progress"]["get"]["responses"][
-        "200"]["content"]
+    assert "text/event-stream" in doc["paths"]["/api/board/analyses/{jid}/events"]["get"][
+        "responses"]["200"]["content"]
 
 
 def test_openapi_table_and_routes_cannot_drift_apart():

@@ -5,7 +5,8 @@ thread (fake clock); the registry's option and its interactive default."""
 import pyspiel
 import pytest
 
-from apps.server.games import Limits, cap_spec
+from apps.server.games import Limits
+from bots.spec import BotSpec
 from bots import BotSpecError, make_bot, parse_spec
 from bots import _budget
 from bots._budget import CHUNK, iteration_shares, run_budget, run_parallel, thread_seed
@@ -205,6 +206,10 @@ def test_interactive_default_is_the_cores_and_tournaments_one():
         == available_cores()
 
 
+def cap_spec(text, limits):
+    return str(BotSpec.parse(text).capped(limits))
+
+
 def test_the_server_caps_the_threads_of_a_search():
     assert "threads=2" in cap_spec("ismcts:time=1,threads=200", Limits(max_threads=2))
     assert "threads=1" in cap_spec("ismcts:time=1,threads=1", Limits(max_threads=2))
@@ -220,18 +225,19 @@ def test_every_search_of_the_server_names_its_threads(monkeypatch):
     searches instead of the interactive default (every core)."""
     import inspect
 
-    from apps.server import board, games
-    for fn in (games.hint_search, games.review_search, board.board_search):
+    from apps import record
+    from apps.server import board
+    for fn in (record.hint_search, record.review_search, board.board_search):
         assert "threads" in inspect.signature(fn).parameters, fn.__name__
     seen = []
-    real = games.advise
-    monkeypatch.setattr(games, "advise", lambda *a, **k: (seen.append(k["bot_spec"]),
-                                                          real(*a, **k))[1])
+    real = record.advise
+    monkeypatch.setattr(record, "advise", lambda *a, **k: (seen.append(k["bot_spec"]),
+                                                           real(*a, **k))[1])
     game = pyspiel.load_game("wildhorn")
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    games.hint_search({}, state.core.to_bytes(), state.current_player(), 1, 60, 1)
+    record.hint_search({}, state.core.to_bytes(), state.current_player(), 1, 60, 1)
     assert seen == ["ismcts:threads=1"]
 
 

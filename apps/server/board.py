@@ -5,21 +5,10 @@ edited by the same checker as ``advise`` (``solver.state_io``), analysed by
 state.json or a save of ``play`` / the browser table, exported, and encoded
 in a link.
 
-The API (every error is a 4xx answer ``{"error": message}``; a position the
-checker refuses is answered 422 with ``{"ok": false, "error", "path"}``,
-``path`` the JSON path the message names, such as ``$.table[2].zone``)::
-
-    GET    /api/board/cards              the card set: number, name, side, kind
-    POST   /api/board/check              {state, auto} -> {ok, state, derived} or 422
-    POST   /api/board/analyses           {state, iterations, seed} -> {id} (queued)
-    GET    /api/board/analyses/{id}      {status, elapsed, result | error}
-    GET    /api/board/analyses/{id}/events  server-sent events: status ..., then done
-    DELETE /api/board/analyses/{id}      stops the search
-    POST   /api/board/import[?side=S]    a state.json or a save file (body) -> {state, side}
-    POST   /api/board/export             {state} -> the state.json text (a download)
-    POST   /api/board/link               {state} -> {code}: the position for a link
-    POST   /api/board/link/open          {code} -> {state} (checked like any upload)
-    POST   /api/games/{id}/position[?k=N]  the human's view now (or at review step N)
+Its routes and their table: :mod:`apps.server.routes_board` (every error
+is a 4xx answer ``{"error": message}``; a position the checker refuses is
+answered 422 with ``{"ok": false, "error", "path"}``, ``path`` the JSON
+path the message names, such as ``$.table[2].zone``).
 
 No request names a file: a state's ``card_set`` must be the default set.
 The searcher (ISMCTS) keeps no tree between requests: every analysis
@@ -41,10 +30,10 @@ from typing import Any
 
 from apps.advise import advise
 from apps.cardlist import card_rows
-from apps.play import FORMAT as GAME_FORMAT
+from apps.record import FIRST_FORMAT, mask_hidden, record_from_json
+from apps.record import FORMAT as GAME_FORMAT
 from apps.saved import view_of
-from apps.server.games import GameStore, Limits, WebSession, mask_hidden
-from solver._core import Core
+from apps.server.games import GameStore, Limits, ServerGame
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
@@ -196,13 +185,13 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
     if side is not None and side not in SIDES:
         raise RequestError(f"side: expected polish or german, got {side!r}")
     fmt = data.get("format") if isinstance(data, dict) else None
-    if fmt == GAME_FORMAT:
+    if fmt in (GAME_FORMAT, FIRST_FORMAT):
         try:
-            session = WebSession.restore(data, name)
+            record = record_from_json(data, name, card_sets=False)
         except SerializationError as err:
             raise RequestError(str(err).splitlines()[0]) from None
         try:
-            view, p = view_of(session.core, side or SIDES[session.human], name)
+            view, p = view_of(record.core, side or SIDES[record.human], name)
         except ParameterError as err:
             raise RequestError(str(err).splitlines()[0]) from None
         return {"state": normalized(view), "side": p}
@@ -217,17 +206,19 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
     return {"state": state, "side": state["perspective"]}
 
 
-def game_position(session: WebSession, k: int | None) -> dict[str, Any]:
+def game_position(game: ServerGame, k: int | None) -> dict[str, Any]:
     """The state.json of the human's view of a game now, or at the human's
     decision ``k`` of the review (the export of a view from a save)."""
-    core = session.core
+    record = game.record
+    core = record.core
     if k is not None:
-        if not 0 <= k < len(session.undo_stack):
-            raise RequestError(f"k: this game has decisions 0 to {len(session.undo_stack) - 1}"
-                               if session.undo_stack else "k: no decision was made yet")
-        core = Core.from_bytes(session.config, base64.b64decode(session.undo_stack[k]["core"]))
+        made = len(record.human_steps())
+        if not 0 <= k < made:
+            raise RequestError(f"k: this game has decisions 0 to {made - 1}"
+                               if made else "k: no decision was made yet")
+        core = record.decision(k)[0]
     try:
-        view, p = view_of(core, SIDES[session.human], "the game")
+        view, p = view_of(core, SIDES[record.human], "the game")
     except ParameterError as err:
         raise RequestError(str(err).splitlines()[0]) from None
     return {"state": view, "side": p}

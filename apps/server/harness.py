@@ -28,9 +28,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve_in_thread(app: Any) -> Iterator[str]:
-    """Serves ``app`` on 127.0.0.1 at a free port in a thread; yields its URL."""
-    port = free_port()
+def serve_in_thread(app: Any, port: int | None = None) -> Iterator[str]:
+    """Serves ``app`` on 127.0.0.1 at ``port`` (default a free one) in a
+    thread; yields its URL."""
+    port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -7,16 +7,16 @@ out of the game are public and shown with their full text.
 
 from __future__ import annotations
 
-import base64
-import copy
 import time
 from typing import Any
 
 from apps.narration import pending_figures, pending_text
-from apps.play import SIDES, TITLES
-from apps.server.games import WebSession
+from apps.record import GameRecord
+from apps.server.games import ServerGame
 from solver._core import Core, decode_action
 from solver.errors import RequestError
+from solver.vocabulary import SIDE_TITLES as TITLES
+from solver.vocabulary import SIDES
 
 ZONES = (("base", "Rocket Base", "german"), ("periphery", "Periphery", None),
          ("forest", "Forest", "polish"))
@@ -45,10 +45,10 @@ WINDOW_HELP = {
 }
 
 
-def card_view(session: WebSession, g: int, with_state: bool = True) -> dict[str, Any]:
-    card = session.cards[g]
+def card_view(record: GameRecord, core: Core, g: int, with_state: bool = True) -> dict[str, Any]:
+    card = record.cards[g]
     t = card.type
-    place, exhausted = session.core.location(g)
+    place, exhausted = core.location(g)
     out = {"g": g, "number": card.number, "name": t.name, "side": card.side, "kind": t.kind,
            "bullets": t.bullets, "abilities": [k if v is True else f"{k} {v}+"
                                                for k, v in t.abilities.items() if v],
@@ -58,142 +58,152 @@ def card_view(session: WebSession, g: int, with_state: bool = True) -> dict[str,
     return out
 
 
-def _twins(session: WebSession, g: int, action: int, legal: set[int]) -> list[int]:
+def _twins(record: GameRecord, core: Core, g: int, action: int, legal: set[int]) -> list[int]:
     """The cards ``action`` on card g also stands for: the engine offers one
     action for interchangeable cards (R27), so a card of the same type in the
     same place and state whose own action of this kind is not offered."""
-    core = session.core
+    cards = record.cards
     loc = core.location(g)
     same = lambda c: (c.side_id, c.type, c.start)  # noqa: E731  (every field but the number)
-    key = same(session.cards[g])
-    per_side = len(session.cards) // 2
-    return [h for h, c in session.cards.items() if h != g and same(c) == key
+    key = same(cards[g])
+    per_side = len(cards) // 2
+    return [h for h, c in cards.items() if h != g and same(c) == key
             and core.location(h) == loc and action - g % per_side + h % per_side not in legal]
 
 
-def _action_view(session: WebSession, action: int, legal: set[int]) -> dict[str, Any]:
-    core = session.core
-    human = session.human
+def _action_view(record: GameRecord, action: int, legal: set[int]) -> dict[str, Any]:
+    core = record.core
+    human = record.human
+    cards = record.cards
     name, arg = decode_action(action)
     text = core.action_string(human, action)
     out: dict[str, Any] = {"id": action, "text": text, "kind": name.lower()}
     g = None
     if name in OWN_CARD_ACTIONS:
-        g = human * (len(session.cards) // 2) + arg
-        out["card"] = session.cards[g].number
+        g = human * (len(cards) // 2) + arg
+        out["card"] = cards[g].number
         out["verb"] = OWN_CARD_ACTIONS[name] if not (name == "STEAL" and human == 1) \
             else "sturmwind"
-        out["help"] = session.cards[g].type.text or ""
+        out["help"] = cards[g].type.text or ""
     elif name == "SELECT_ENEMY":
-        g = (1 - human) * (len(session.cards) // 2) + arg
-        out["target"] = session.cards[g].number
+        g = (1 - human) * (len(cards) // 2) + arg
+        out["target"] = cards[g].number
         out["verb"] = "target"
-        out["help"] = f"Target {session.config.card_name(g)}."
+        out["help"] = f"Target {record.config.card_name(g)}."
     elif name == "ZONE":
         out["zone"] = ("forest", "periphery", "base")[arg]
         out["help"] = f"Move to the {out['zone']}."
     else:
         out["help"] = GENERAL_HELP.get(name, "")
     if g is not None:
-        twins = _twins(session, g, action, legal)
+        twins = _twins(record, core, g, action, legal)
         if twins:
-            numbers = [session.cards[h].number for h in twins]
+            numbers = [cards[h].number for h in twins]
             out["same_as"] = numbers
             out["note"] = (f"one choice for {len(twins) + 1} identical cards "
-                           f"({', '.join([session.cards[g].number] + numbers)}): "
+                           f"({', '.join([cards[g].number] + numbers)}): "
                            f"they are interchangeable (R27), so any of them does the same")
     return out
 
 
-def pending_view(session: WebSession) -> dict[str, Any] | None:
-    pend = session.core.pending
+def pending_view(core: Core) -> dict[str, Any] | None:
+    pend = core.pending
     if not pend:
         return None
-    config = session.config
-    out = {"kind": pend["kind"], "actor": SIDES[pend["actor"]], "text": pending_text(session.core, TITLES),
+    config = core.config
+    out = {"kind": pend["kind"], "actor": SIDES[pend["actor"]], "text": pending_text(core, TITLES),
            "dice": pend["dice"], "modifiers": pend["modifiers"]}
     for key in ("card", "target", "defender"):
         if pend[key] >= 0:
             out[key] = config.card_name(pend[key])
-    figures = pending_figures(session.core, TITLES)
+    figures = pending_figures(core, TITLES)
     for key in ("totals", "needed", "succeeds_as_it_stands"):
         if key in figures:
             out[key] = figures[key]
     return out
 
 
-def game_view(session: WebSession, log_from: int = 0) -> dict[str, Any]:
+def game_view(game: ServerGame, log_from: int = 0) -> dict[str, Any]:
     """The whole table for the human; ``log_from``: the first log entry sent."""
-    core = session.core
-    human, bot = session.human, session.bot_side
+    record = game.record
+    view = table_view(record, record.core, record.events, record.status(), log_from)
+    view.update(id=game.id, version=record.version(),
+                thinking=None if game.thinking_since is None
+                else round(time.monotonic() - game.thinking_since, 2),
+                save_error=game.save_error)
+    return view
+
+
+def table_view(record: GameRecord, core: Core, events: list[dict[str, Any]], status: str,
+               log_from: int = 0, decisions: int | None = None) -> dict[str, Any]:
+    """The table of ``record`` at position ``core`` with the log ``events``
+    (``decisions``: the human's decisions made by then, default all)."""
+    human, bot = record.human, record.bot_side
     frags = core.fragments
-    status = session.status()
+    if status == "chance":  # never shown: chance is played at once
+        status = "bot"
     zones = []
     for place, title, home in ZONES:
         cards = {}
         for side in (0, 1):
-            cards[SIDES[side]] = [card_view(session, g) for g in core.cards_at(place, side)]
+            cards[SIDES[side]] = [card_view(record, core, g) for g in core.cards_at(place, side)]
         zones.append({"id": place, "title": title, "home": home, "fragments": frags[place],
                       "cards": cards})
     revealed = core.rockets_revealed
+    made = len(record.human_steps()) if decisions is None else decisions
     view: dict[str, Any] = {
-        "id": session.id, "version": session.version(), "status": status,
-        "you": SIDES[human], "bot_side": SIDES[bot], "bot": session.bot_spec,
-        "seed": session.seed, "turn": core.turn, "turns": session.config.turns,
+        "id": "", "version": "", "status": status,
+        "you": SIDES[human], "bot_side": SIDES[bot], "bot": str(record.bot),
+        "seed": record.seed, "turn": core.turn, "turns": record.config.turns,
         "phase": core.phase, "zones": zones,
         "fragments": {"pool": frags["pool"], "wildhorn": frags["wildhorn"],
                       "hidden": frags["hidden"]},
         "rockets": {"revealed": revealed,
-                    "face_down": len(session.config.rockets) - len(revealed)},
-        "hand": [card_view(session, g) for g in core.cards_at("hand", human)],
+                    "face_down": len(record.config.rockets) - len(revealed)},
+        "hand": [card_view(record, core, g) for g in core.cards_at("hand", human)],
         "bot_hand": core.hand_size(bot),
         "decks": {"you": core.deck_size(human), "bot": core.deck_size(bot)},
-        "in_play": [card_view(session, g) for g in core.cards_at("event")],
-        "gone": [card_view(session, g) for g in core.cards_at("gone")],
+        "in_play": [card_view(record, core, g) for g in core.cards_at("event")],
+        "gone": [card_view(record, core, g) for g in core.cards_at("gone")],
         "score": dict(zip(SIDES, core.scores())),
-        "pending": pending_view(session),
-        "can_undo": bool(session.undo_stack),
-        "log_size": len(session.events),
-        "log": session.events[log_from:],  # {"who", "text"[, "value", "alternatives"]}
-        "thinking": None if session.thinking_since is None
-        else round(time.monotonic() - session.thinking_since, 2),
+        "pending": pending_view(core),
+        "can_undo": made > 0,
+        "log_size": len(events),
+        "log": events[log_from:],  # {"who", "kind", "text", "details"[, extras]}
+        "thinking": None,
     }
     if status == "human":
         legal = core.legal_actions()
-        view["actions"] = [_action_view(session, a, set(legal)) for a in legal]
+        view["actions"] = [_action_view(record, a, set(legal)) for a in legal]
         view["prompt"] = WINDOW_HELP.get(core.phase, "Your action: click one of your cards, "
                                          "or pass.")
     else:
         view["actions"] = []
     if status == "over":
-        winner = bot if session.resigned else core.winner
+        winner = record.winner()
+        polish, german = core.scores()
         view["result"] = {"winner": SIDES[winner], "you_win": winner == human,
-                          "resigned": session.resigned,
+                          "resigned": record.resigned,
                           "text": ("You win" if winner == human else "The bot wins")
-                          + (" (you resigned)" if session.resigned else "")
-                          + f": Polish {core.scores()[0]}, German {core.scores()[1]}"}
-    values = [e["value"] for e in session.events if e.get("value") is not None]
+                          + (" (you resigned)" if record.resigned else "")
+                          + f": Polish {polish}, German {german}"}
+    values = [e["value"] for e in events if e.get("value") is not None]
     view["win_estimates"] = values  # the human side's chance, as the bot saw it, move by move
     view["title"] = f"You play {TITLES[human]}"
     return view
 
 
-def past_view(session: WebSession, k: int) -> dict[str, Any]:
+def past_view(game: ServerGame, k: int) -> dict[str, Any]:
     """The table as it was at the human's decision ``k`` (0: the first), for
     the review; its status is "review" (nothing to act on)."""
-    if not 0 <= k < len(session.undo_stack):
-        raise RequestError(f"decision {k}: this game has decisions 0 to "
-                           f"{len(session.undo_stack) - 1}" if session.undo_stack
+    record = game.record
+    made = len(record.human_steps())
+    if not 0 <= k < made:
+        raise RequestError(f"decision {k}: this game has decisions 0 to {made - 1}" if made
                            else f"decision {k}: no decision was made in this game yet")
-    snap = session.undo_stack[k]
-    past = copy.copy(session)
-    past.core = Core.from_bytes(session.config, base64.b64decode(snap["core"]))
-    past.events = session.events[:snap["events"]]
-    past.undo_stack = session.undo_stack[:k]
-    past.resigned = False
-    past.thinking_since = None
-    view = game_view(past)
-    chosen = session.events[snap["events"]]["text"] if snap["events"] < len(session.events) else ""
-    view.update(status="review", actions=[], id=session.id,
-                review_step={"index": k, "of": len(session.undo_stack), "chosen": chosen})
+    core, _, at = record.decision(k)
+    view = table_view(record, core, record.events[:at], "review", decisions=k)
+    chosen = record.events[at]["text"] if at < len(record.events) else ""
+    view.update(id=game.id, actions=[],
+                review_step={"index": k, "of": made, "chosen": chosen})
     return view

@@ -1,0 +1,82 @@
+"""What every route of the web server shares: reading a request's JSON
+body within its limit, and turning errors into 4xx answers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from apps.server.games import GameStore, ServerGame
+from solver.errors import PositionError, RequestError
+
+MAX_BODY = 4 * 2**20  # bytes of a request body (a save file is a few tens of KB)
+
+
+async def read_body(request: Request) -> Any:
+    """The request's JSON body ({} if empty), read up to :data:`MAX_BODY`
+    bytes: a larger one is refused as it streams in, before it is all read."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise RequestError(f"request body too large ({declared} bytes, at most {MAX_BODY})")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise RequestError(f"request body too large (more than {MAX_BODY} bytes)")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        raise RequestError(f"malformed JSON in the request body: "
+                           f"{str(err).splitlines()[0][:120]}") from None
+
+
+async def read_object(request: Request) -> dict[str, Any]:
+    data = await read_body(request)
+    if not isinstance(data, dict):
+        raise RequestError("the request body must be a JSON object")
+    return data
+
+
+def query_int(request: Request, name: str, what: str, default: int | None = None) -> int | None:
+    """A non-negative integer query parameter (``default`` when absent)."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or len(text) > 9:
+        raise RequestError(f"{name}: expected {what}, got {text[:20]!r}")
+    return int(text)
+
+
+def upload_name(request: Request) -> str:
+    """The name an upload gives itself (``?name=``), for messages only."""
+    name = request.query_params.get("name", "upload")[:60]
+    return name.replace("\\", "/").rsplit("/", 1)[-1] or "upload"
+
+
+def store_of(request: Request) -> GameStore:
+    return request.app.state.store
+
+
+def game_of(request: Request) -> ServerGame:
+    return store_of(request).get(request.path_params["gid"])
+
+
+async def wildhorn_error(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status", 400)
+    body = {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
+    if isinstance(exc, PositionError):
+        body.update(ok=False, path=exc.path)
+    return JSONResponse(body, status_code=status)
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    code = getattr(exc, "status_code", 404)
+    return JSONResponse({"error": f"{request.method} {request.url.path[:200]}: "
+                         f"{getattr(exc, 'detail', 'not found')}"}, status_code=code)

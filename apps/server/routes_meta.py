@@ -1,0 +1,51 @@
+"""The page and what describes the API.
+
+Route table::
+
+    GET    /api/openapi.json              this API as an OpenAPI 3.1 document
+    GET    /api/bots                      the bot specs to choose from
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from apps.record import DEFAULT_BOT
+
+TABLE = __doc__.split("::", 1)[1].strip()
+STATIC = Path(__file__).with_name("static")
+BOTS = ["ismcts:time=1.0", "ismcts:time=3.0", "oos:time=1.0", "heuristic", "random"]
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+async def api(request: Request) -> Response:
+    """``GET /api``: the routes, one line each (the tables of every area)."""
+    return JSONResponse({"routes": [" ".join(line.split())
+                                    for line in request.app.state.route_table.splitlines()],
+                         "openapi": "/api/openapi.json"})
+
+
+async def openapi_json(request: Request) -> Response:
+    return JSONResponse(request.app.state.openapi)
+
+
+async def bots(request: Request) -> Response:
+    return JSONResponse({"bots": BOTS, "default": DEFAULT_BOT,
+                         "max_time": request.app.state.limits.max_time})
+
+
+routes = [
+    Route("/", index),
+    Route("/api", api),
+    Route("/api/openapi.json", openapi_json),
+    Route("/api/bots", bots),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
