@@ -1,6 +1,8 @@
-"""The heuristic bot (bots.heuristic): its rules of thumb on constructed
-positions, whole games from every kind of decision point, and its margin
-over the random bot.
+"""The heuristic bot (bots.heuristic, its rules in C: bots._policy): its
+rules of thumb on constructed positions, whole games from every kind of
+decision point, and its margin over the random bot.  The Python rules it
+was ported from (tests/heuristic_oracle.py) are held equal to the C rules in
+test_policy.py.
 
 Positions are built with ``Core.build`` on the default card set; dice are
 forced by applying face - 1 at a roll chance node.
@@ -17,7 +19,8 @@ import pytest
 
 import solver  # noqa: F401  (registers "wildhorn")
 from bots import make_bot
-from bots.heuristic import HeuristicBot, win_probability
+from bots.heuristic import HeuristicBot
+from heuristic_oracle import win_probability
 from solver._core import PHASE_NAMES, Core, CoreConfig, encode_action
 from solver.cards import load_card_set
 
@@ -59,6 +62,13 @@ def roll(core: Core, *faces: int) -> None:
 
 def test_decision_phase_names_match_the_engine():
     assert DECISION_PHASES <= set(PHASE_NAMES)
+
+
+def test_needs_a_decision_node():
+    core = Core(CFG)
+    assert core.is_chance()
+    with pytest.raises(ValueError, match=f"no decision to take at a {core.phase} node"):
+        HeuristicBot(0).analyse(core)
 
 
 def test_win_probability():
