@@ -20,10 +20,10 @@ from functools import lru_cache
 from typing import Any
 
 from bots.base import Bot, _core_of
-from solver._core import CARDS_PER_SIDE, NUM_DISTINCT_ACTIONS, decode_action, encode_action
+from solver._core import CARDS_PER_SIDE, Core, NUM_DISTINCT_ACTIONS, decode_action, encode_action
 from solver.vocabulary import HOMES, ZONES
 
-__all__ = ["HeuristicOracle", "win_probability"]
+__all__ = ["HeuristicOracle", "play", "win_probability"]
 
 _DECODE = tuple(decode_action(a) for a in range(NUM_DISTINCT_ACTIONS))
 _TABLE = frozenset(ZONES)
@@ -609,3 +609,24 @@ class HeuristicOracle(Bot):
             return _DECLINE
         # Biggest step first.
         return max(options, key=lambda o: (abs(o[1]) + abs(o[2]), -o[0], -o[3]))[3]
+
+
+def play(bots, seed: int, config, results: list | None = None) -> tuple[list[int], int]:
+    """One game on the core of ``config`` between ``bots`` (one a seat),
+    chance drawn from ``random.Random(seed)``: the bots' moves and the
+    winner.  ``results`` (a list) gets every ``analyse`` result, in order."""
+    rng = random.Random(seed)
+    core = Core(config)
+    moves = []
+    while not core.is_terminal():
+        if core.is_chance():
+            outs = core.chance_outcomes()
+            a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
+        else:
+            r = bots[core.current_player()].analyse(core)
+            if results is not None:
+                results.append(r)
+            a = r["action"]
+            moves.append(a)
+        core.apply(a)
+    return moves, core.winner

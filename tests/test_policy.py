@@ -27,7 +27,7 @@ from bots._policy import heuristic_best, heuristic_choice, heuristic_tied
 from bots import BotSpecError, make_bot, parse_spec
 from bots.base import RandomBot
 from bots.heuristic import HeuristicBot
-from heuristic_oracle import HeuristicOracle, _View
+from heuristic_oracle import HeuristicOracle, _View, play
 from solver._core import Core, CoreConfig
 from solver.cards import default_card_set_path, load_card_set
 from solver.game import make_config
@@ -97,41 +97,21 @@ def test_a_changed_rule_is_caught(monkeypatch):
     assert _disagreements(list(_positions(6)))
 
 
-def _moves(bots, seed, config=CFG):
-    """The moves of one game on the core, chance drawn from ``seed``, and
-    how many decisions of the heuristic bots had exact ties."""
-    rng = random.Random(seed)
-    core = Core(config)
-    moves, ties = [], 0
-    while not core.is_terminal():
-        if core.is_chance():
-            outs = core.chance_outcomes()
-            a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-        else:
-            r = bots[core.current_player()].analyse(core)
-            ties += len(r.get("tied", ())) > 1
-            a = r["action"]
-            moves.append(a)
-        core.apply(a)
-    return moves, ties
+def _seats(heuristic, pairing, seed):
+    return [heuristic(p, seed) if kind == 0 else RandomBot(p, seed)
+            for p, kind in enumerate(pairing)]
 
 
 def test_the_bot_plays_the_oracles_games():
     """Same seed, same game: the bot (C rules, its seeded tie-breaks) and the
-    oracle play move for move alike, against each other's kind and against
-    the random bot, with exact ties drawn on the way."""
-    ties = 0
+    oracle play move for move alike, each against itself and against the
+    random bot in both seats, with exact ties drawn on the way."""
+    results: list[dict] = []
     for k in range(12):
-        for pairing in ((0, 0), (0, 1), (1, 0)):
-            def seat(kind, heuristic, p):
-                return heuristic(p, k) if kind == 0 else RandomBot(p, k)
-            bot, bot_ties = _moves([seat(kind, HeuristicBot, p)
-                                    for p, kind in enumerate(pairing)], k)
-            oracle, _ = _moves([seat(kind, HeuristicOracle, p)
-                                for p, kind in enumerate(pairing)], k)
-            assert bot == oracle, (k, pairing)
-            ties += bot_ties
-    assert ties >= 50  # the seeded stream was drawn from
+        for pairing in ((0, 0), (0, 1), (1, 0)):  # 0: a heuristic, 1: the random bot
+            bot = play(_seats(HeuristicBot, pairing, k), k, CFG, results)
+            assert bot == play(_seats(HeuristicOracle, pairing, k), k, CFG), (k, pairing)
+    assert sum(len(r.get("tied", ())) > 1 for r in results) >= 300  # the seeded stream drew
 
 
 def test_the_bot_draws_among_the_tied_best_with_its_seed(positions):
