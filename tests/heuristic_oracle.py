@@ -19,7 +19,8 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from bots.base import Bot, _core_of
+from bots.base import _core_of
+from bots.heuristic import HeuristicBot
 from solver._core import CARDS_PER_SIDE, Core, NUM_DISTINCT_ACTIONS, decode_action, encode_action
 from solver.vocabulary import HOMES, ZONES
 
@@ -266,7 +267,6 @@ class _View:
         key = ("move", g)
         if key in self._memo:
             return self._memo[key]
-        d = self.d
         zone = self.loc[g]
         dests = ["periphery"] if zone != "periphery" else [self.home, self.ehome]
         best: tuple[float, str | None] = (0.0, None)
@@ -347,14 +347,11 @@ class _View:
         return s
 
 
-class HeuristicOracle(Bot):
-    """The heuristic bot's rules, one Python method per kind of decision."""
+class HeuristicOracle(HeuristicBot):
+    """The heuristic bot with its rules in Python, one method per kind of
+    decision (its seeded tie-break stream is the bot's)."""
 
     name = "heuristic-oracle"
-
-    def __init__(self, player: int, seed: int = 0):
-        super().__init__(player, seed)
-        self._rng = random.Random(seed)
 
     # ---- the interface -------------------------------------------------------
     def analyse(self, state: Any) -> dict[str, Any]:
