@@ -1,31 +1,34 @@
 # cython: language_level=3
-"""The heuristic bot's rules of thumb (bots.heuristic) in C, as a playout
-policy for the Cython searchers.
+"""The heuristic bot's rules of thumb (described in ``bots.heuristic``) in
+C: the bot itself chooses through it, and so do the searchers' playouts,
+priors and opponent model.
 
-``heuristic_action`` chooses what ``bots.heuristic.HeuristicBot`` chooses:
-every rule, score and threshold of the Python bot is ported one for one (the
-names below follow its methods), with the scores computed in the same order
-of double-precision operations, so equal scores tie exactly where the Python
-bot's do.  Exact ties are broken with the caller's stream (the Python bot
-uses its own, so among tied-best actions the two may differ);
-``heuristic_ties`` returns the whole tied-best set, which
-``tests/test_policy.py`` checks against the Python bot's on thousands of
-positions.
+``heuristic_ties`` writes the actions the rules score best, in the order
+the rules score them (the legal actions in ascending order, with
+Volunteers and Motorized Column, whose worth depends on the others, after
+them); ``heuristic_best`` returns that list to Python, and
+``bots.heuristic.HeuristicBot`` breaks exact ties in it with
+``random.Random(seed).choice``, so its games are those of the Python bot it
+replaced.  ``heuristic_action`` breaks them with the caller's ``Rng``
+instead (the searchers' playouts).  ``tests/heuristic_oracle.py`` keeps the
+rules written rule by rule in Python; ``tests/test_policy.py`` holds the
+ordered tie lists of the two equal on thousands of positions, so every
+score and threshold is computed here in the same order of double-precision
+operations as there, and equal scores tie exactly where the oracle's do.
 
-Like the Python bot it reads only what the player to move may know (R25,
-R26): the cards on the table, the fragments, the action under resolution,
-the turn and its own hand (and which of its cards were drawn this turn);
-never the opponent's hand or deck nor the order of a deck.
+It reads only what the player to move may know (R25, R26): the cards on
+the table, the fragments, the action under resolution, the turn and its
+own hand (and which of its cards were drawn this turn); never the
+opponent's hand or deck nor the order of a deck.
 
-One detail differs in form, not in effect: "interchangeable copies" (R27,
-``_View.copies``) compares the card *type*; the core has no type key, so
-two cards are of the same type here when every datum of the type the core
-holds is equal (kind, bullets, abilities, effect).  For the default card set
-this is the same relation (``test_policy.py`` checks it).
+"Interchangeable copies" (R27, the oracle's ``_View.copies``) compares the
+card *type*; the core has no type key, so two cards are of the same type
+here when every datum of the type the core holds is equal (kind, bullets,
+abilities, effect).  For the default card set this is the same relation
+(``test_policy.py`` checks it).
 
 No Python object, no allocation, no GIL: a few hundred operations per
-decision on a stack ``View`` with per-card memos, as the Python bot's
-``_memo``.
+decision on a stack ``View`` with per-card memos.
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
@@ -121,7 +124,7 @@ cdef void _init_view(View* v, const Config* c, const State* s) noexcept nogil:
 
 cdef double _win_probability(int attack, int defence, int sides) noexcept nogil:
     """P(attacker's die + bullets > defender's die + bullets), R15f, as
-    ``bots.heuristic.win_probability`` counts it."""
+    the oracle's ``win_probability`` counts it."""
     cdef int a, k, wins = 0
     for a in range(1, sides + 1):
         k = a + attack - defence - 1      # defender's faces that lose
@@ -250,7 +253,7 @@ cdef double _attack_score(View* v, int attacker, int e) noexcept nogil:
 
 cdef double _best_attack(View* v, int attacker, int zone) noexcept nogil:
     """Best attack score of ``attacker`` in ``zone`` (its own zone if that is
-    not a table zone, as the Python bot's ``zone or loc``)."""
+    not a table zone, as the oracle's ``zone or loc``)."""
     cdef double best = 0.0, x
     cdef int e
     cdef uint32_t m
@@ -474,7 +477,7 @@ cdef inline int _one(int a, int* out) noexcept nogil:
 
 
 cdef int _first_play(const int* legal, int n, int* out) noexcept nogil:
-    """The lowest-numbered play (the Python bot's first in sorted order), or DECLINE."""
+    """The lowest-numbered play (the first in sorted order), or DECLINE."""
     cdef int i, best = -1
     for i in range(n):
         if legal[i] != A_DECLINE and (best < 0 or legal[i] < best):
@@ -860,23 +863,29 @@ cdef int heuristic_action(const Config* c, const State* s, const int* legal, int
 
 def _decision(Core core):
     if is_chance(&core.s) or is_terminal(&core.s):
-        raise ValueError("the heuristic policy needs a decision node")
+        raise ValueError(f"no decision to take at a {core.phase} node")
 
 
-def heuristic_tied(Core core):
-    """The sorted actions the C port scores best at ``core`` (one unless
-    exact ties); the Python bot's counterpart is ``analyse(...)["tied"]``."""
+def heuristic_best(Core core):
+    """The actions the rules score best at ``core`` (one unless exact ties),
+    in the order the rules score them: what ``HeuristicBot`` draws among."""
     cdef int legal[NUM_ACTIONS]
     cdef int out[NUM_ACTIONS]
     cdef int n, k
     _decision(core)
     n = legal_actions(&core.config.c, &core.s, legal)
     k = heuristic_ties(&core.config.c, &core.s, legal, n, out)
-    return sorted([out[i] for i in range(k)])
+    return [out[i] for i in range(k)]
+
+
+def heuristic_tied(Core core):
+    """``heuristic_best``, sorted."""
+    return sorted(heuristic_best(core))
 
 
 def heuristic_choice(Core core, seed=0):
-    """The C port's action at ``core``, exact ties broken by ``seed``."""
+    """The action ``heuristic_action`` takes at ``core``, exact ties broken by
+    an ``Rng`` seeded with ``seed`` (the playouts' tie-break, not the bot's)."""
     cdef int legal[NUM_ACTIONS]
     cdef int n
     cdef Rng r

@@ -1,6 +1,8 @@
-"""The heuristic bot (bots.heuristic): its rules of thumb on constructed
-positions, whole games from every kind of decision point, and its margin
-over the random bot.
+"""The heuristic bot (bots.heuristic, its rules in C: bots._policy): its
+rules of thumb on constructed positions, whole games from every kind of
+decision point, and its margin over the random bot.  The Python rules it
+was ported from (tests/heuristic_oracle.py) are held equal to the C rules in
+test_policy.py.
 
 Positions are built with ``Core.build`` on the default card set; dice are
 forced by applying face - 1 at a roll chance node.
@@ -9,6 +11,7 @@ forced by applying face - 1 at a roll chance node.
 from __future__ import annotations
 
 import collections
+import json
 import random
 import time
 
@@ -17,7 +20,9 @@ import pytest
 
 import solver  # noqa: F401  (registers "wildhorn")
 from bots import make_bot
-from bots.heuristic import HeuristicBot, win_probability
+from bots.heuristic import HeuristicBot
+from heuristic_oracle import play, win_probability
+from tournament_helpers import benchmark_script
 from solver._core import PHASE_NAMES, Core, CoreConfig, encode_action
 from solver.cards import load_card_set
 
@@ -59,6 +64,13 @@ def roll(core: Core, *faces: int) -> None:
 
 def test_decision_phase_names_match_the_engine():
     assert DECISION_PHASES <= set(PHASE_NAMES)
+
+
+def test_needs_a_decision_node():
+    core = Core(CFG)
+    assert core.is_chance()
+    with pytest.raises(ValueError, match=f"no decision to take at a {core.phase} node"):
+        HeuristicBot(0).analyse(core)
 
 
 def test_win_probability():
@@ -330,25 +342,8 @@ def test_whole_games_from_every_kind_of_decision_point():
 
 def test_same_seed_same_game():
     def moves(seed):
-        return _play_core([HeuristicBot(0, seed), HeuristicBot(1, seed)], 7, record=True)
+        return play([HeuristicBot(0, seed), HeuristicBot(1, seed)], 7, CFG)[0]
     assert moves(3) == moves(3)
-
-
-def _play_core(bots, seed, record=False):
-    """Plays one game on the core (chance from ``seed``); returns the winner,
-    or with ``record`` the list of the bots' moves."""
-    rng = random.Random(seed)
-    core = Core(CFG)
-    moves = []
-    while not core.is_terminal():
-        if core.is_chance():
-            outs = core.chance_outcomes()
-            a = rng.choices([o for o, _ in outs], [p for _, p in outs])[0]
-        else:
-            a = bots[core.current_player()].step(core)
-            moves.append(a)
-        core.apply(a)
-    return moves if record else core.winner
 
 
 def test_beats_the_random_bot():
@@ -360,8 +355,21 @@ def test_beats_the_random_bot():
             bots = [None, None]
             bots[side] = make_bot("heuristic", side, k)
             bots[1 - side] = make_bot("random", 1 - side, k)
-            won += _play_core(bots, 10_000 * (side + 1) + k) == side
+            won += play(bots, 10_000 * (side + 1) + k, CFG)[1] == side
         wins[side] = won / 50
     rate = (wins[POLISH] + wins[GERMAN]) / 2
     print(f"heuristic vs random: Polish seat {wins[POLISH]:.2f}, German seat {wins[GERMAN]:.2f}")
     assert rate >= 0.8, wins
+
+
+def test_speed_benchmark_reports_the_same_games_for_bot_and_oracle(tmp_path, capsys):
+    """benchmarks/heuristic_speed.py on one deal: its figures are written,
+    and the bot's and the oracle's games digest alike."""
+    out = tmp_path / "bench.json"
+    assert benchmark_script("heuristic_speed").main(
+        ["--games", "1", "--repeats", "1", "--oracle", "--out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures == json.loads(capsys.readouterr().out)
+    assert figures["heuristic_games_sha256"] == figures["oracle_games_sha256"]
+    assert figures["heuristic_decisions"] == figures["oracle_decisions"] > 100
+    assert figures["heuristic_us_per_decision"] > 0 and figures["oracle_over_heuristic"] > 0
