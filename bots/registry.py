@@ -13,7 +13,7 @@ its Cython searcher).  From that table come
   defaults (the bots' constructors and the Cython searchers get every value
   from here, none has a default of its own);
 * :func:`spec_help`: the text that documents the spec strings, printed by
-  ``wildhorn-solve bots`` and copied into README (a test checks the copy).
+  ``wildhorn-solve bots`` and copied into docs/bots.md (a test checks the copy).
 
 A default that depends on where the bot plays is declared once too, in
 :data:`INTERACTIVE_DEFAULTS`: the interactive applications (play, advise,

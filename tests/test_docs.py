@@ -1,17 +1,25 @@
-"""The documents in docs/ against the code they describe.
+"""README.md and the documents in docs/ against the code they describe.
 
-Each test reads a document and checks what it claims: the example state
-files load and are the decisions the table says, every ruling has its
-section, the functions and tests named exist, the card table is the default
-set, the modified card set differs where the document says, links resolve,
-and no tracked file (outside tests/) sends a reader outside the repository.
+Each test reads a document and checks what it claims: README stays short and
+gives the two commands CI runs, the example state files load and are the
+decisions the table says, every ruling has its section, the functions and
+tests named exist, the card table is the default set, the modified card set
+differs where the document says, every results file has its command and
+every command named exists with its options, links resolve (in README and in
+docs/), the index lists every document, and no tracked file (outside tests/)
+sends a reader outside the repository.  (The copy of the bots' help in
+docs/bots.md is checked by tests/test_registry.py.)
 """
 
 from __future__ import annotations
 
 import json
+import argparse
 import re
+import shlex
 import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -23,9 +31,7 @@ from solver.game import make_config
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 EXAMPLES = DOCS / "examples"
-
-# Written by another engineer in the same round of work (issue 18); linked
-# from here before it lands.  Remove once docs/position-invariants.md exists.
+README = ROOT / "README.md"
 
 
 def _text(name: str) -> str:
@@ -232,18 +238,46 @@ def _slug(heading: str) -> str:
     return text.replace(" ", "-")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in DOCS.glob("*.md")))
-def test_links_in_docs_resolve(name):
-    text = _text(name)
-    for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target):
-            continue
+def _links(path: Path) -> list[str]:
+    """The relative link targets of a Markdown file (web links left out)."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8"))
+    return [t for t in targets if not re.match(r"[a-z]+:", t)]
+
+
+def _check_links(path: Path) -> int:
+    """Every relative link of ``path`` names an existing file, and its anchor a
+    heading of that file; returns how many links were checked."""
+    where = path.relative_to(ROOT)
+    targets = _links(path)
+    for target in targets:
         file, _, anchor = target.partition("#")
-        dest = (DOCS / file) if file else DOCS / name
-        assert dest.exists(), f"docs/{name}: link to {target}: no such file"
+        dest = (path.parent / file) if file else path
+        assert dest.exists(), f"{where}: link to {target}: no such file"
         if anchor:
             headings = re.findall(r"^#+ (.+)$", dest.read_text(encoding="utf-8"), re.M)
-            assert anchor in {_slug(h) for h in headings}, f"docs/{name}: no anchor #{anchor}"
+            assert anchor in {_slug(h) for h in headings}, f"{where}: no anchor #{anchor}"
+    return len(targets)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DOCS.glob("*.md")))
+def test_links_in_docs_resolve(name):
+    _check_links(DOCS / name)
+
+
+def test_links_in_readme_resolve():
+    assert _check_links(README) >= 10
+
+
+def test_the_link_check_would_catch_a_bad_link(tmp_path, monkeypatch):
+    """A missing file and a missing anchor both fail (the check is not vacuous)."""
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "b.md").write_text("# Some heading\n")
+    for text in ("[x](missing.md)", "[x](b.md#other-heading)", "![x](img/none.png)"):
+        (tmp_path / "a.md").write_text(text + "\n")
+        with pytest.raises(AssertionError):
+            _check_links(tmp_path / "a.md")
+    (tmp_path / "a.md").write_text("[x](b.md#some-heading) [y](https://example.org/z)\n")
+    assert _check_links(tmp_path / "a.md") == 1
 
 
 def _tracked() -> list[Path]:
@@ -321,3 +355,172 @@ def test_cli_error_citing_a_ruling_points_at_the_rules(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
     assert "$.table[" in err and "(R1)" in err and err.rstrip().endswith("[R1: see docs/rules.md]")
     assert "R1" in _sections(_text("rules.md"))
+
+
+# ---------------------------------------------------------------------------
+# README: short, the two commands; the index; results and commands named
+# ---------------------------------------------------------------------------
+
+# The two commands README promises a newcomer; the second is what .ci/run runs.
+SERVE_COMMAND = "pip install . && wildhorn-solve serve --open"
+TEST_COMMAND = 'pip install -e ".[test]" && python -m pytest -q -n auto'
+README_MAX_LINES = 170
+
+
+def test_readme_stays_short():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, (
+        f"README.md has {len(lines)} lines (at most {README_MAX_LINES}): "
+        "move reference material into docs/")
+
+
+def test_readme_gives_the_two_commands_and_ci_runs_the_second():
+    lines = [line.strip() for line in README.read_text(encoding="utf-8").splitlines()]
+    assert SERVE_COMMAND in lines and TEST_COMMAND in lines
+    # Both before the tour: the first section after the introduction.
+    first = lines.index(next(line for line in lines if line.startswith("## ")))
+    assert lines[first] == "## Two commands"
+    assert first < lines.index(SERVE_COMMAND) < lines.index(TEST_COMMAND)
+    assert not any(line.startswith("## ") for line in lines[first + 1:lines.index(TEST_COMMAND)])
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert TEST_COMMAND in ci, ".ci/run does not run README's test command"
+    from apps.cli import build_parser
+
+    args = build_parser().parse_args(SERVE_COMMAND.split("&& ")[1].split()[1:])
+    assert args.command == "serve" and args.open
+
+
+def test_index_lists_every_document():
+    """docs/README.md links every document of docs/, and README.md the index."""
+    index = set(_links(DOCS / "README.md"))
+    docs = {p.name for p in DOCS.glob("*.md")} - {"README.md"}
+    missing = sorted(docs - index)
+    assert not missing, f"docs/README.md does not list {missing}"
+    assert "docs/README.md" in _links(README)
+
+
+def _documents() -> list[Path]:
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
+def test_results_doc_names_every_results_file_and_only_existing_ones():
+    text = _text("results.md")
+    tracked = {p for p in _tracked() if p.parts[0] == "results"}
+    top = sorted(str(p) for p in tracked if len(p.parts) == 2)
+    assert len(top) >= 15
+    missing = [f for f in top if f"`{f}`" not in text]
+    assert not missing, f"docs/results.md says nothing of {missing}"
+    tracked_dirs = {str(d) for p in tracked for d in p.parents}
+    for doc in _documents():
+        for name in re.findall(r"\b(results/[\w./-]*\w/?)", doc.read_text(encoding="utf-8")):
+            name = name.rstrip("/")
+            assert name in {str(p) for p in tracked} | tracked_dirs, (
+                f"{doc.relative_to(ROOT)} names {name}, which is not in the repository")
+
+
+def _code_lines(text: str) -> list[str]:
+    """The lines of indented and fenced code blocks of a Markdown text."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced or line.startswith("    "):
+            out.append(line.strip())
+    return out
+
+
+def _script_commands(text: str) -> list[str]:
+    """`python benchmarks/x.py ...` and `python scripts/x.py ...`, inline (over
+    line breaks) or on a code line."""
+    inline = re.findall(r"`(python (?:benchmarks|scripts)/[^`]*)`", re.sub(r"\s*\n\s*", " ", text))
+    code = [line for line in _code_lines(text) if re.match(r"python (benchmarks|scripts)/", line)]
+    return inline + code
+
+
+def test_every_script_named_exists_with_the_options_given():
+    seen = 0
+    for doc in _documents():
+        for command in _script_commands(doc.read_text(encoding="utf-8")):
+            script = ROOT / command.split()[1]
+            assert script.is_file(), f"{doc.relative_to(ROOT)}: {command}: no such script"
+            source = script.read_text(encoding="utf-8")
+            for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command):
+                assert f'"{flag}"' in source, (
+                    f"{doc.relative_to(ROOT)}: {command}: {script.name} has no option {flag}")
+            seen += 1
+    assert seen >= 12
+
+
+def _check_cli_line(line: str) -> None:
+    """A `wildhorn-solve ...` code line parses with the CLI's own parser, its
+    bot specs parse, and the example files it names exist."""
+    from apps.cli import build_parser
+    from bots.registry import parse_spec
+
+    tokens = shlex.split(line.split(" # ")[0])
+    try:
+        args = build_parser().parse_args(tokens[1:])
+    except SystemExit:
+        raise AssertionError(f"{line}: the CLI refuses it") from None
+    for spec in [getattr(args, "bot", None), *(getattr(args, "bots", None) or "").split(";")]:
+        if isinstance(spec, str) and spec:
+            parse_spec(spec)
+    for token in tokens:
+        if re.match(r"(examples|docs)/.*\.json$", token):
+            assert (ROOT / token).is_file(), f"{line}: no file {token}"
+
+
+def _cli_commands() -> dict[str, argparse.ArgumentParser]:
+    """The CLI's commands: name -> its parser."""
+    from apps.cli import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return sub.choices
+
+
+def test_every_cli_command_in_the_documents_parses():
+    """Code lines parse whole; inline `wildhorn-solve NAME ...` names a command
+    (and `bench KIND` a kind of bench)."""
+    commands = _cli_commands()
+    (kind,) = [a for a in commands["bench"]._actions if a.dest == "what"]
+    parsed = inline = 0
+    for doc in _documents():
+        text = doc.read_text(encoding="utf-8")
+        for line in _code_lines(text):
+            if line.startswith("wildhorn-solve ") and not re.search(r"\[|\||\.\.\.", line):
+                _check_cli_line(line)
+                parsed += 1
+            elif line.startswith("wildhorn-solve "):  # a synopsis: its options exist
+                name = line.split()[1]
+                assert name in commands, f"{doc.relative_to(ROOT)}: {line}: no such command"
+                options = {s for a in commands[name]._actions for s in a.option_strings}
+                for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", line):
+                    assert flag in options, f"{doc.relative_to(ROOT)}: {line}: no option {flag}"
+        joined = re.sub(r"\s*\n\s*", " ", text)
+        for name, rest in re.findall(r"`wildhorn-solve ([a-z][\w-]*)((?: [a-z]+)?)", joined):
+            where = f"{doc.relative_to(ROOT)}: wildhorn-solve {name}{rest}"
+            assert name in commands, f"{where}: no such command"
+            if name == "bench" and rest:
+                assert rest.strip() in kind.choices, f"{where}: no such bench"
+            inline += 1
+    assert parsed >= 10 and inline >= 30
+
+
+def test_the_cli_check_would_catch_a_bad_command():
+    from solver.errors import BotSpecError
+
+    for line in ("wildhorn-solve servee --open", "wildhorn-solve serve --opne",
+                 'wildhorn-solve tournament --bots "ismcts:tme=1;heuristic" --games 2',
+                 "wildhorn-solve advise examples/no-such-file.json"):
+        with pytest.raises((AssertionError, BotSpecError)):
+            _check_cli_line(line)
+    _check_cli_line('wildhorn-solve tournament --bots "ismcts:time=1;heuristic" --games 2')
+
+
+def test_development_doc_describes_every_test_marker():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    markers = [m.split(":")[0] for m in config["tool"]["pytest"]["ini_options"]["markers"]]
+    assert {"slow", "fuzz", "bounds", "browser"} <= set(markers)
+    text = _text("development.md")
+    missing = [m for m in markers if f"`{m}`" not in text]
+    assert not missing, f"docs/development.md does not describe the markers {missing}"

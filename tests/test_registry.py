@@ -107,10 +107,10 @@ def test_spec_help_documents_every_option():
     assert all(len(line) <= 79 for line in text.splitlines())
 
 
-def test_readme_carries_the_generated_spec_help():
-    """README's list of bots is spec_help() as printed by `wildhorn-solve bots`
-    (regenerate it with that command when the registry changes)."""
-    assert spec_help() in (ROOT / "README.md").read_text()
+def test_docs_carry_the_generated_spec_help():
+    """docs/bots.md's list of bots is spec_help() as printed by `wildhorn-solve
+    bots` (regenerate it with that command when the registry changes)."""
+    assert spec_help() in (ROOT / "docs" / "bots.md").read_text()
 
 
 def test_bots_command_prints_the_help():
