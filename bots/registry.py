@@ -10,8 +10,9 @@ its Cython searcher).  From that table come
   :class:`~solver.errors.BotSpecError` naming the spec, the option and the
   allowed range;
 * :func:`make_bot`: the bot a spec names, its options completed with the
-  defaults (the bots' constructors and the Cython searchers get every value
-  from here, none has a default of its own);
+  defaults (a bot built from a spec gets every value from here; the Cython
+  searchers' own keyword defaults serve only code that builds a searcher
+  directly, the tests and benchmarks);
 * :func:`spec_help`: the text that documents the spec strings, printed by
   ``wildhorn-solve bots`` and copied into docs/bots.md (a test checks the copy).
 

@@ -31,7 +31,8 @@ The information state is the player's *current view* (what a state.json
 file holds: the public table, fragments, revealed Rocket cards, hand sizes,
 the action under resolution, and the player's own hand), not the history of
 moves.  It is canonical and leaks nothing hidden; the observation string is
-the same view.  See ``measure_variants`` for the size of each preset.
+the same view.  ``wildhorn-solve bench variants`` measures the size of each
+small preset (results/variant-sizes.json).
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ _DEFAULT_PARAMS: dict[str, Any] = {
 # ``setup`` says where cards begin (default: START cards in hand, the rest in
 # the deck, R3).  The small variants start mid-game, with units already on the
 # table, so that one turn holds searches, attacks and Immediates; the sizes
-# (histories, information states) are measured by
-# ``benchmarks/variant_sizes.py`` into results/variant-sizes.json.
+# (histories, information states) are measured by ``wildhorn-solve bench
+# variants`` (apps.bench.bench_variants) into results/variant-sizes.json.
 VARIANTS: dict[str, dict[str, Any]] = {
     "full": {"turns": 4, "draw": 5, "dice": 6, "rockets": None, "cards": None,
              "redraw": True, "setup": None, "start_fragments": None},

@@ -10,6 +10,7 @@ from bots._ismcts import ISMCTS
 from bots._searchtree import informed_playout
 from solver._core import Core, CoreConfig, encode_action
 from solver.cards import load_card_set
+from playouts import bots_game
 
 CARDS = load_card_set()
 CFG = CoreConfig(CARDS)  # the full game, 4 turns
@@ -172,8 +173,8 @@ def test_informed_playout_finishes():
 def test_specs_play_a_game(spec):
     game = pyspiel.load_game("wildhorn(variant=small)")
     bots = [make_bot(spec, 0, 1), make_bot("random", 1, 2)]
-    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 5)
-    assert sorted(returns) == [-1.0, 1.0]
+    chose = bots_game(game.new_initial_state(), bots, 5)  # each of its choices legal
+    assert chose[0] >= 3  # the spec's bot decided among several options
 
 
 @pytest.mark.parametrize("spec", ["alphazero", "ismcts:time=x", "ismcts:depth=3",
