@@ -282,13 +282,21 @@ class PlaySession:
         (``state_io.check_position``)."""
         where = label(path)
 
-        def bad(why: str) -> SerializationError:
-            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
-
         def refuse(why: str) -> NoReturn:
             raise SerializationError(f"{where}: {why}")
 
-        raw = read_bounded(path, refuse, MAX_SAVE_BYTES)
+        return cls.from_bytes(read_bounded(path, refuse, MAX_SAVE_BYTES), where, **kwargs)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, source: str, **kwargs: Any) -> "PlaySession":
+        """A session restored from the bytes of a save file (``source`` names
+        it in the messages; for a caller that has read the file already):
+        UTF-8 JSON within the bounds of a save, then :meth:`from_json`."""
+        where = source
+
+        def bad(why: str) -> SerializationError:
+            return SerializationError(f"{where}: not a usable saved game: {one_line(why)}")
+
         try:
             data = loads(raw.decode("utf-8"))
         except UnicodeDecodeError as err:
