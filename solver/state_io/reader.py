@@ -142,6 +142,8 @@ def read_position(source: str | os.PathLike | IO, seed: int = 0, *,
     from a state file); more than a state file may hold is refused as a
     read would refuse it."""
     if hasattr(source, "read"):
+        if raw is not None:
+            raise ParameterError("read_position: raw is the bytes of a path, not of an open file")
         name = getattr(source, "name", None)
         label = name if isinstance(name, str) else "state"
         text = read_text_bounded(source, lambda why: _Reader(str(label)).fail("$", why))
