@@ -37,7 +37,7 @@ from apps import tournament
 from apps import bench_advise
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
-from apps.saved import export_view, load_plays, load_position
+from apps.saved import export_view, position_to_advise
 from apps.server import app as server_app
 from apps.record import DEFAULT_BOT
 from bots import BotSpecError, parse_spec, spec_help
@@ -77,10 +77,10 @@ def _cmd_advise(args: argparse.Namespace) -> int:
         raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
     if args.iterations is not None and args.iterations <= 0:
         raise ParameterError(f"--iterations: expected a positive count, got {args.iterations}")
-    state = load_position(args.state, seed=args.seed, side=args.side)
-    result = advise(state, bot_spec=args.bot, time=args.time, iterations=args.iterations,
+    position = position_to_advise(args.state, seed=args.seed, side=args.side)  # read once
+    result = advise(position.state, bot_spec=args.bot, time=args.time, iterations=args.iterations,
                     seed=args.seed, responses=not args.no_responses, opponent=args.opponent,
-                    opponent_plays=load_plays(args.state, seed=args.seed))
+                    opponent_plays=list(position.opponent_plays))
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -11,12 +11,12 @@ from typing import Any, NoReturn
 from apps.record import FIRST_FORMAT, MAX_SAVE_BYTES
 from apps.record import FORMAT as GAME_FORMAT
 from apps.record import read_save as read_record
+from apps.record import record_from_text
 from solver._core import Core
 from solver._jsonio import read_bounded
 from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import dumps, from_json, load, load_opponent_plays, to_json
-
+from solver.state_io import Position, dumps, position_of, read_position, to_json
 from solver.vocabulary import SIDES
 
 GAME_FORMATS = (GAME_FORMAT, FIRST_FORMAT)
@@ -25,6 +25,11 @@ GAME_FORMATS = (GAME_FORMAT, FIRST_FORMAT)
 def file_format(path: str) -> str | None:
     """The ``format`` of a JSON file (None when it is not a JSON object with
     one); StateFormatError when the file cannot be read."""
+    return _read(path)[1]
+
+
+def _read(path: str) -> tuple[bytes, str | None]:
+    """The bytes of ``path``, read once, and its ``format`` (see file_format)."""
     def refuse(why: str) -> NoReturn:
         raise StateFormatError(f"{label(path)}: $: {why}")
 
@@ -33,9 +38,9 @@ def file_format(path: str) -> str | None:
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
+        return raw, None
     value = data.get("format") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
+    return raw, value if isinstance(value, str) else None
 
 
 def read_save(path: str) -> tuple[Core, str]:
@@ -59,13 +64,13 @@ def _side(core: Core, side: str | None, path: str) -> int:
 def export_view(path: str, side: str | None = None) -> tuple[str, str]:
     """(the state.json text of ``side``'s view, default the side to move, of
     the game saved in ``path``; that side)."""
-    fmt = file_format(path)
+    raw, fmt = _read(path)
     if fmt not in GAME_FORMATS:
         what = "a state file (it is already a view)" if fmt == STATE_FORMAT else \
             f"a file of format {fmt!r}" if fmt else "not a saved game"
         raise StateFormatError(f"{path}: $.format: expected {GAME_FORMAT!r} (a game saved by "
                                f"`wildhorn-solve play --save`), this is {what}")
-    core, _ = read_save(path)
+    core = record_from_text(raw, label(path)).core
     p = _side(core, side, path)
     return dumps(core, p), SIDES[p]
 
@@ -81,26 +86,35 @@ def view_of(core: Core, side: str | None, source: str) -> tuple[dict[str, Any], 
 def load_plays(path: str, seed: int = 0) -> list[tuple[Core, int]]:
     """The opponent's plays of this turn a state file lists (its optional
     ``opponent_plays``), for inference; none for a saved game (its view is
-    exported without them)."""
-    if file_format(path) != STATE_FORMAT:
+    exported without them).  The file is read once."""
+    raw, fmt = _read(path)
+    if fmt != STATE_FORMAT:
         return []
-    return load_opponent_plays(path, seed)
+    return list(read_position(path, seed, raw=raw).opponent_plays)
 
 
 def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
-    """The position advise searches: a state.json file (its perspective
-    player must be the side to move, and ``side`` if given), or a save file
-    of ``play``, seen from the side to move (or ``side``) only: its view is
-    exported and read back, so nothing that side cannot see is used."""
-    fmt = file_format(path)
+    """The position advise searches (see :func:`position_to_advise`, which
+    also gives the opponent's plays)."""
+    return position_to_advise(path, seed, side).state
+
+
+def position_to_advise(path: str, seed: int = 0, side: str | None = None) -> Position:
+    """The position advise searches and the opponent's plays it weighs, the
+    file read once and checked once: a state.json file (its perspective
+    player must be the side to move, and ``side`` if given) with its
+    ``opponent_plays``, or a save file of ``play``, seen from the side to
+    move (or ``side``) only: its view is exported and read back, so nothing
+    that side cannot see is used (and no plays are listed)."""
+    raw, fmt = _read(path)
     if fmt in GAME_FORMATS:
-        core, _ = read_save(path)
+        core = record_from_text(raw, label(path)).core
         p = _side(core, side, path)
         if core.is_chance() or core.current_player() != p:
             mover = "chance" if core.is_chance() else SIDES[core.current_player()]
             raise ParameterError(f"--side {SIDES[p]}: in {path} it is {mover} to move, not "
                                  f"{SIDES[p]}; advise the side to move (leave out --side)")
-        return from_json(to_json(core, p), seed, source=path)
+        return position_of(to_json(core, p), seed, source=path)
     if fmt is not None and fmt.startswith("wildhorn-cards/"):
         raise StateFormatError(f"{path}: $.format: this is a card set ({fmt!r}), not a "
                                f"position; list it with `wildhorn-solve cards --card-set "
@@ -110,10 +124,10 @@ def load_position(path: str, seed: int = 0, side: str | None = None) -> Any:
                                f"version reads {STATE_FORMAT!r} (and saved games, "
                                f"{GAME_FORMAT!r}): write the file again in that format "
                                f"(`wildhorn-solve schema` prints it)")
-    state = load(path, seed=seed)
+    position = read_position(path, seed, raw=raw)
     if side is not None:
-        mover = state.core.current_player()
+        mover = position.state.core.current_player()
         if SIDES[mover] != side:
             raise ParameterError(f"--side {side}: {path} is a position where {SIDES[mover]} "
                                  f"is to move; advise is for the side to move")
-    return state
+    return position

@@ -82,6 +82,14 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def size_problem(size: int, limit: int = MAX_FILE_BYTES) -> str | None:
+    """Why a file of ``size`` bytes is refused when at most ``limit`` are
+    read (None when it fits)."""
+    if size > limit:
+        return f"the file has {size} bytes, more than the {limit} read at most"
+    return None
+
+
 def read_bounded(path: str | os.PathLike, fail: Callable[[str], NoReturn],
                  limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
@@ -105,8 +113,9 @@ def read_bounded(path: str | os.PathLike, fail: Callable[[str], NoReturn],
             fail(f"cannot read the file: {exc.strerror or exc}")
         if not stat.S_ISREG(info.st_mode):
             fail(f"cannot read the file: it is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            fail(f"the file has {info.st_size} bytes, more than the {limit} read at most")
+        too_large = size_problem(info.st_size, limit)
+        if too_large is not None:
+            fail(too_large)
         chunks = []
         size = 0
         try:

@@ -25,6 +25,7 @@ from solver._core import Core, encode_action
 from solver.cards import default_card_set_path
 from solver.errors import ParameterError, StateFormatError
 from solver.game import make_config
+from solver.state_io.checker import engine_path
 from playouts import playout, spots
 
 HERE = Path(__file__).resolve().parent
@@ -307,7 +308,7 @@ def test_engine_rejections_come_back_with_a_json_path():
     ):
         with pytest.raises(Exception) as info:
             Core.from_fields(cfg, fields)
-        got, _ = state_io._engine_path(str(info.value), {}, cfg)
+        got, _ = engine_path(str(info.value), {}, cfg)
         assert got == path
 
 
