@@ -1,10 +1,32 @@
-"""Shared fixtures: games and configurations are built once per session."""
+"""Shared fixtures and helpers: games and configurations built once per
+session, the fake clock, the web server's client, and the one runner of the
+command line (:func:`run_cli`)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pyspiel
 import pytest
 
 import bots._budget
 import solver  # noqa: F401  (registers the game)
 from solver.game import make_config
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args: str, input: str | None = None, timeout: float = 300,
+            cwd: str | os.PathLike | None = None, module: str = "apps.cli"):
+    """``wildhorn-solve ARGS`` as a user runs it: a child process (this
+    checkout's code first on its path), its output captured as text; the
+    CompletedProcess.  ``input``: what is typed (None: nothing, the input
+    closed)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    return subprocess.run([sys.executable, "-m", module, *args], input=input or "",
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,6 @@
 """advise, run as a user runs it, on the examples; its answers, and the
 responses it gives inside an action's resolution."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,14 +9,14 @@ from solver._core import Core, CoreConfig
 from apps.advise import advise
 from bots.registry import available_cores
 from solver.cards import load_card_set
+from conftest import run_cli
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.json"))
 KEYS = {"to_move", "recommended", "actions", "value", "value_ci95", "responses", "stats"}
 
 
 def run(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "apps.cli", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return run_cli(*args, timeout=timeout)
 
 
 def test_examples_exist():

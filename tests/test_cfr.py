@@ -14,8 +14,9 @@ from open_spiel.python.algorithms import best_response as os_best_response
 from open_spiel.python.algorithms import exploitability
 
 import solver  # noqa: F401  (registers wildhorn)
+from conftest import run_cli
 from exact.cfr import (GameGraph, Solver, best_response, bot_policy, expected_value,
-                      game_graph, nash_conv, solve, win_probability)
+                       game_graph, nash_conv, solve, win_probability)
 
 
 @pytest.fixture(scope="module")
@@ -324,10 +325,7 @@ def test_less_exploitable_compares_the_named_bots_on_small():
                                        (["--bots", "oos;ismcts:c=x"], "--bots"),
                                        (["--bots", "heuristic"], "--bots")])
 def test_bench_cfr_refuses_bad_budgets_and_seeds(args, name):
-    import subprocess
-    import sys
-    r = subprocess.run([sys.executable, "-m", "apps.cli", "bench", "cfr", *args],
-                       capture_output=True, text=True, timeout=60)
+    r = run_cli("bench", "cfr", *args, timeout=60)
     assert r.returncode == 2
     assert name in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -6,13 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "apps.cli", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return run_cli(*args, timeout=timeout)
 
 
 def test_help_and_version():

@@ -18,14 +18,11 @@ every refused file under 200 MB.
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import tracemalloc
 from collections import Counter
 from contextlib import contextmanager
@@ -37,11 +34,11 @@ from apps.play import PlaySession
 from apps.record import new_record, read_save
 from bots.spec import BotSpec
 from solver import state_io
-from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import WildhornError
 from solver.game import make_config
 from playouts import playout, spots
+from conftest import run_cli
 
 pytestmark = pytest.mark.fuzz
 
@@ -316,9 +313,7 @@ def test_a_card_set_that_does_not_fit_is_reported_at_card_set(seeds, tmp_path):
 
 
 def _cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "apps.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, input="quit\n",
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return run_cli(*args, timeout=timeout, cwd=ROOT, input="quit\n")
 
 
 def test_a_handful_through_the_command(seeds, tmp_path):

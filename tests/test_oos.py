@@ -2,8 +2,6 @@
 on every variant, determinism, budgets, spec strings, advise --bot oos, and
 convergence to the exact equilibrium of the ``tiny`` variant."""
 import json
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from apps.advise import advise
 from solver.cards import load_card_set
 from solver.game import make_config
 from playouts import bots_game
+from conftest import run_cli
 
 CARDS = load_card_set()
 CFG = CoreConfig(CARDS)
@@ -320,16 +319,14 @@ def test_advise_uses_oos():
 
 
 def test_advise_cli_json():
-    r = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(EXAMPLE), "--json",
-                        "--bot", "oos", "--iterations", "2000", "--seed", "1"],
-                       capture_output=True, text=True, timeout=120)
+    r = run_cli("advise", str(EXAMPLE), "--json", "--bot", "oos", "--iterations", "2000",
+                "--seed", "1", timeout=120)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["recommended"] in [a["action"] for a in out["actions"]]
     assert abs(sum(a["frequency"] for a in out["actions"]) - 1) < 1e-3
     assert abs(out["value"]["polish"] + out["value"]["german"] - 1) < 1e-6
     assert out["stats"]["iterations"] == 2000 and out["stats"]["bot"] == "oos"
-    r = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(EXAMPLE),
-                        "--bot", "oos:epsilon=2"], capture_output=True, text=True, timeout=120)
+    r = run_cli("advise", str(EXAMPLE), "--bot", "oos:epsilon=2", timeout=120)
     assert r.returncode == 2 and "epsilon" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -2,23 +2,20 @@
 import io
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from apps.play import PlaySession
 from apps.record import new_record
 from bots.spec import BotSpec
+from conftest import run_cli
 
 BASE = ["play", "--bot", "heuristic", "--seed", "3", "--side", "polish"]
 V1 = __import__("pathlib").Path(__file__).parent / "data" / "saves-v1"
 
 
 def play(*args, lines=(), timeout=120):
-    text = "".join(f"{line}\n" for line in lines)
-    return subprocess.run([sys.executable, "-m", "apps.cli", *args], input=text,
-                          capture_output=True, text=True, timeout=timeout)
+    return run_cli(*args, input="".join(f"{line}\n" for line in lines), timeout=timeout)
 
 
 def test_a_whole_game_through_a_pipe():
@@ -126,13 +123,10 @@ def test_save_and_load_round_trip(tmp_path, bot):
     tail = lambda out: out[out.rindex("Game over."):]  # noqa: E731
     assert tail(r3.stdout) == tail(whole.stdout)
     # advise and export read the save too
-    exported = subprocess.run([sys.executable, "-m", "apps.cli", "export", str(kept)],
-                              capture_output=True, text=True, timeout=120)
+    exported = run_cli("export", str(kept), timeout=120)
     assert exported.returncode == 0, exported.stderr
     assert json.loads(exported.stdout)["format"] == "wildhorn-state/1"
-    advised = subprocess.run([sys.executable, "-m", "apps.cli", "advise", str(kept),
-                              "--iterations", "200", "--json"],
-                             capture_output=True, text=True, timeout=120)
+    advised = run_cli("advise", str(kept), "--iterations", "200", "--json", timeout=120)
     assert advised.returncode == 0, advised.stderr
     assert json.loads(advised.stdout)["recommended"]
 

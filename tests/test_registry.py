@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bots import BOTS, SEARCH_BOTS, BotSpecError, make_bot, parse_spec, spec_help
 from bots.registry import FLAG, NUMBER, WHOLE, engine_options, max_nodes
+from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = [(name, o) for name, entry in BOTS.items() for o in entry.options]
@@ -114,8 +113,9 @@ def test_docs_carry_the_generated_spec_help():
 
 
 def test_bots_command_prints_the_help():
-    out = subprocess.run([sys.executable, "-m", "apps", "bots"], capture_output=True,
-                         text=True, check=True).stdout
+    r = run_cli("bots", module="apps")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
     assert out.strip() == spec_help()
 
 
