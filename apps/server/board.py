@@ -49,7 +49,8 @@ from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import SIDES, deck_schedule, dumps, from_json, game_config, to_json
+from solver.state_io import deck_schedule, dumps, from_json, game_config, to_json
+from solver.vocabulary import SIDES
 
 SOURCE = "position"
 MAX_LINK = 16_000          # characters of a link's code (a state is ~1.5 KB of JSON)
