@@ -544,7 +544,7 @@ class Narrator:
             polish, german = s1.scores()
             text += f". Score: {self.names[0]} {polish}, {self.names[1]} {german}."
             emit(PUBLIC, "game", Kind.TURN, text, turn=s0.turn, returned=hidden,
-                 score={"polish": polish, "german": german})
+                 score=dict(zip(SIDES, (polish, german))))
             if s1.is_terminal():
                 self._game_over(s1, emit)
             else:
@@ -572,7 +572,7 @@ class Narrator:
         elif polish == german:
             text += " (a tie goes to the German player, R22)"
         emit(PUBLIC, "game", Kind.GAME_OVER, text + ".", winner=SIDES[winner],
-             score={"polish": polish, "german": german})
+             score=dict(zip(SIDES, (polish, german))))
 
 
 # ---- helpers for interfaces -----------------------------------------------------
