@@ -61,7 +61,7 @@ from starlette.staticfiles import StaticFiles
 from apps.server import board, openapi
 from apps.server.games import DEFAULT_BOT, GameStore, Limits, WebSession, save_bytes, with_time
 from apps.server.views import game_view, past_view
-from solver import __version__
+from solver import __version__, vocabulary
 from solver.errors import PositionError, RequestError, WildhornError
 
 ROUTE_TABLE = __doc__.split("::", 1)[1].strip().split("\n\n")[0]
@@ -117,7 +117,8 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
     async def api(request: Request) -> Response:
         return JSONResponse({"routes": [" ".join(line.split())
                                         for line in ROUTE_TABLE.splitlines()],
-                             "openapi": "/api/openapi.json"})
+                             "openapi": "/api/openapi.json",
+                             "vocabulary": vocabulary.as_json()})
 
     async def openapi_json(request: Request) -> Response:
         return JSONResponse(schema)
