@@ -304,7 +304,7 @@ class Narrator:
                 emit(PUBLIC, who, Kind.DECISION, text, redraw=redraw)
             polish = bool(s0.draw_info()["choice"][0])
             if not s0.redraw_used[0] or polish:
-                emit(PUBLIC - {0}, "polish", Kind.REDRAW,
+                emit(PUBLIC - {0}, SIDES[0], Kind.REDRAW,
                      f"Revealed: {self.names[0]} "
                      + (f"redraws the {_plural(s0.draw_info()['drawn'][0], 'card')} drawn this turn."
                         if polish else "keeps its hand."), redraw=polish)

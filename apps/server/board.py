@@ -195,7 +195,7 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
     ``side``'s, default the human side of the save, so that importing one's
     own save never shows the bot's hand) -> {state, side}."""
     if side is not None and side not in SIDES:
-        raise RequestError(f"side: expected polish or german, got {side!r}")
+        raise RequestError(f"side: expected {' or '.join(SIDES)}, got {side!r}")
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt == GAME_FORMAT:
         try:

@@ -147,7 +147,7 @@
  * @property {string} then
  * @property {number} value
  *
- * @typedef {object} Response
+ * @typedef {object} Reply a reply the opponent may make, and the answer to it
  * @property {string} if
  * @property {string} then
  * @property {number} value
@@ -161,7 +161,7 @@
  * @property {Record<string, number> | null} value by side
  * @property {Record<string, [number, number]> | null} [value_ci95]
  * @property {AdviceAction[]} [actions]
- * @property {Response[]} [responses]
+ * @property {Reply[]} [responses]
  * @property {string} [responses_note]
  * @property {string} [opponent_model]
  * @property {{ spec?: string, iterations?: number, seconds?: number,

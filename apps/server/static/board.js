@@ -47,10 +47,10 @@ function post(path, body, raw) {
 function bind(key, opts) {
   // a control without its own get/set is bound to the field of its name:
   // the fields are addressed by that name, so they are read as a record here
-  const fields = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (board.f));
-  if (!opts.get && !(key in fields)) throw new Error(`no field ${key}`);
-  return { get: opts.get || (() => fields[key]),
-           set: opts.set || ((v) => { fields[key] = opts.number ? Number(v) : v; }) };
+  const fields = () => /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (board.f));
+  if (!(opts.get && opts.set) && !(key in fields())) throw new Error(`no field ${key}`);
+  return { get: opts.get || (() => fields()[key]),
+           set: opts.set || ((v) => { fields()[key] = opts.number ? Number(v) : v; }) };
 }
 
 /** @param {string} key @returns {string} its control's id */
