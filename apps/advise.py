@@ -68,9 +68,8 @@ from bots._inference import Observations
 from bots.base import SearchBot
 from solver._core import Core
 from solver.errors import ParameterError, StateFormatError
+from solver.vocabulary import SIDE_TITLES as TITLES, SIDES
 
-SIDES = ("polish", "german")
-TITLES = ("Polish", "German")
 DEFAULT_TIME = 0.8       # seconds of main search when no budget is given (--help says so)
 NEAR = 0.05              # alternatives within this much win probability get a plan too
 PLANNED = 3              # at most this many planned actions (the recommended one first)

@@ -46,13 +46,13 @@ from solver import __version__
 from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, with_rulings_pointer
 from solver.state_io import write_random_states
+from solver.vocabulary import SIDE_TITLES, SIDES
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     game = pyspiel.load_game("wildhorn", {"variant": args.variant})
     rng = random.Random(args.seed)
     state = game.new_initial_state()
-    sides = ("Polish", "German")
     print(f"A game of Operation Wildhorn III ({args.variant}), uniformly random "
           f"play, seed {args.seed}\n")
     while not state.is_terminal():
@@ -65,7 +65,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         else:
             player = state.current_player()
             action = rng.choice(state.legal_actions())
-            print(f"  {sides[player]:6s} {state.action_to_string(player, action)}")
+            print(f"  {SIDE_TITLES[player]:6s} {state.action_to_string(player, action)}")
         state.apply_action(action)
     print()
     print(state)
@@ -219,9 +219,6 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-SIDE_CHOICES = ("polish", "german")
-
-
 def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
@@ -255,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "own time=/iterations=)")
     budget.add_argument("--iterations", type=int,
                         help="iterations of the main search (reproducible for a seed)")
-    adv.add_argument("--side", choices=SIDE_CHOICES,
+    adv.add_argument("--side", choices=SIDES,
                      help="with a saved game: the side to advise (default the side to move; "
                           "it must be to move)")
     adv.add_argument("--opponent", choices=("search", "heuristic"), default="search",
@@ -272,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("export", help="write the state.json of one side's view of a saved game")
     exp.add_argument("save", help="a game saved by `wildhorn-solve play --save`")
-    exp.add_argument("--side", choices=SIDE_CHOICES,
+    exp.add_argument("--side", choices=SIDES,
                      help="whose view (default the side to move)")
     exp.add_argument("--out", help="write to this file (default: print it)")
     exp.set_defaults(func=_cmd_export)
@@ -300,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "action's text; commands: help, hint, undo, save [FILE], quit. Reaction "
                     "windows stop for you only when you hold a legal reaction (the engine "
                     "skips the others, rulings R29/R30).")
-    play.add_argument("--side", choices=("polish", "german", "random"), default="polish",
+    play.add_argument("--side", choices=(*SIDES, "random"), default=SIDES[0],
                       help="your side (default polish)")
     play.add_argument("--bot", default=DEFAULT_BOT,
                       help=f"bot spec (default {DEFAULT_BOT}), see `wildhorn-solve bots`")

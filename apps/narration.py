@@ -40,15 +40,15 @@ from typing import Any, Iterable, Sequence
 
 from solver._core import CARDS_PER_SIDE, Core, CoreConfig, decode_action
 from solver.errors import IllegalActionError
+from solver.vocabulary import (HOMES, SEARCH_ZONE, SIDE_TITLES, SIDES, ZONE_PLACES, ZONE_TITLES,
+                               ZONES)
 
 __all__ = ["Kind", "Entry", "Narrator", "pending_text", "option_notes", "condense",
            "SIDE_NAMES", "ZONE_TITLES"]
 
-SIDE_NAMES = ("Polish", "German")
-WHO = ("polish", "german")
-ZONE_TITLES = {"forest": "the Forest", "periphery": "the Periphery", "base": "the Rocket Base"}
-HOME = ("forest", "base")
-TABLE = ("forest", "periphery", "base")
+SIDE_NAMES = SIDE_TITLES
+"""The sides as the narration names them by default (:data:`solver.vocabulary.SIDE_TITLES`)."""
+
 PUBLIC = frozenset((0, 1, -1))
 
 
@@ -88,7 +88,7 @@ class Entry:
         """The inverse of ``to_json``; entries saved without a kind read as DECISION
         for a side and TURN for the game."""
         who = data["who"]
-        kind = data.get("kind") or ("turn" if who not in WHO else "decision")
+        kind = data.get("kind") or ("turn" if who not in SIDES else "decision")
         return cls(who, Kind(kind), data["text"], dict(data.get("details") or {}))
 
 
@@ -233,10 +233,10 @@ class Narrator:
             side = info["side"]
             g = side * CARDS_PER_SIDE + a
             again = " (redraw)" if info["redeal"] else ""
-            emit({side}, WHO[side], Kind.DRAW, f"{self._verb(side, 'draw')} {self._name(g)}{again}.",
-                 card=self._num(g), side=WHO[side], redraw=info["redeal"])
-            emit(PUBLIC - {side}, WHO[side], Kind.DRAW,
-                 f"{self._verb(side, 'draw')} a card{again}.", side=WHO[side], redraw=info["redeal"])
+            emit({side}, SIDES[side], Kind.DRAW, f"{self._verb(side, 'draw')} {self._name(g)}{again}.",
+                 card=self._num(g), side=SIDES[side], redraw=info["redeal"])
+            emit(PUBLIC - {side}, SIDES[side], Kind.DRAW,
+                 f"{self._verb(side, 'draw')} a card{again}.", side=SIDES[side], redraw=info["redeal"])
         elif phase == "rocket":
             value = self.config.rockets[a]
             f0, f1 = s0.fragments, s1.fragments
@@ -276,7 +276,7 @@ class Narrator:
     def _decision(self, s0: Core, a: int, s1: Core, first: bool, emit) -> None:
         phase = s0.phase
         p = s0.current_player()
-        who = WHO[p]
+        who = SIDES[p]
         me = {p}
         pend = s0.pending
         name, arg = decode_action(a)
@@ -304,7 +304,7 @@ class Narrator:
                 emit(PUBLIC, who, Kind.DECISION, text, redraw=redraw)
             polish = bool(s0.draw_info()["choice"][0])
             if not s0.redraw_used[0] or polish:
-                emit(PUBLIC - {0}, "polish", Kind.REDRAW,
+                emit(PUBLIC - {0}, SIDES[0], Kind.REDRAW,
                      f"Revealed: {self.names[0]} "
                      + (f"redraws the {_plural(s0.draw_info()['drawn'][0], 'card')} drawn this turn."
                         if polish else "keeps its hand."), redraw=polish)
@@ -314,7 +314,7 @@ class Narrator:
             return
         if phase == "zone":
             g = pend["card"]
-            dest = ("forest", "periphery", "base")[arg]
+            dest = ZONES[arg]
             emit(PUBLIC, who, Kind.DECISION,
                  f"{self._verb(p, 'move')} {self._name(g)} from "
                  f"{ZONE_TITLES[s0.location(g)[0]]} to {ZONE_TITLES[dest]}.",
@@ -410,7 +410,7 @@ class Narrator:
         emit(PUBLIC, who, Kind.DECISION, f"{self._subj(p)}: {s0.action_string(p, a)}.")
 
     def _main(self, s0: Core, a: int, s1: Core, p: int, forced: bool, emit) -> None:
-        who = WHO[p]
+        who = SIDES[p]
         name, arg = decode_action(a)
         g = p * CARDS_PER_SIDE + arg
         if name == "PASS":
@@ -426,8 +426,8 @@ class Narrator:
             return
         if name == "PLACE":
             emit(PUBLIC, who, Kind.DECISION,
-                 f"{self._verb(p, 'place')} {self._name(g)} in {ZONE_TITLES[HOME[p]]}.",
-                 action="place", card=self._num(g), zone=HOME[p])
+                 f"{self._verb(p, 'place')} {self._name(g)} in {ZONE_TITLES[HOMES[p]]}.",
+                 action="place", card=self._num(g), zone=HOMES[p])
             return
         if name == "PLAY":
             effect = self.cards[g].type.effect
@@ -496,10 +496,10 @@ class Narrator:
         for g in self.cards:
             l0, x0 = s0.location(g)
             l1, x1 = s1.location(g)
-            if l0 in TABLE and l1 == "gone":
+            if l0 in ZONES and l1 == "gone":
                 emit(PUBLIC, "game", Kind.CARD, f"{self._name(g)} is destroyed.",
                      card=self._num(g), zone=l0, fate="destroyed")
-            elif l0 in TABLE and l1 in TABLE and l0 != l1 and s0.phase == "nurses":
+            elif l0 in ZONES and l1 in ZONES and l0 != l1 and s0.phase == "nurses":
                 emit(PUBLIC, "game", Kind.CARD,
                      f"{self._name(g)} is sent home to {ZONE_TITLES[l1]}, exhausted, "
                      f"instead of being destroyed.",
@@ -508,29 +508,29 @@ class Narrator:
                 back[g // CARDS_PER_SIDE].append(g)
         for side, cards in back.items():
             if cards:
-                emit({side}, WHO[side], Kind.DRAW,
+                emit({side}, SIDES[side], Kind.DRAW,
                      f"{self._verb(side, 'send')} back {', '.join(self._num(g) for g in cards)}; "
                      f"the deck is shuffled.", cards=[self._num(g) for g in cards])
-                emit(PUBLIC - {side}, WHO[side], Kind.DRAW,
+                emit(PUBLIC - {side}, SIDES[side], Kind.DRAW,
                      f"{self._verb(side, 'send')} back {_plural(len(cards), 'card')}; "
                      f"the deck is shuffled.", count=len(cards))
         # fragments found or stolen by an attack-free success
         f0, f1 = s0.fragments, s1.fragments
         if pend and pend["kind"] in ("search", "steal") and s0.phase in ("modifiers", "witnesses"):
             actor = pend["actor"]
-            home = HOME[actor]
-            src = "periphery" if pend["kind"] == "search" else HOME[1 - actor]
+            home = HOMES[actor]
+            src = SEARCH_ZONE if pend["kind"] == "search" else HOMES[1 - actor]
             if f1[home] > f0[home]:
-                emit(PUBLIC, WHO[actor], Kind.FRAGMENTS,
+                emit(PUBLIC, SIDES[actor], Kind.FRAGMENTS,
                      f"A fragment moves from {ZONE_TITLES[src]} to {ZONE_TITLES[home]} "
-                     f"({ZONE_TITLES[src][4:]} {f1[src]}, {ZONE_TITLES[home][4:]} {f1[home]}).",
+                     f"({ZONE_PLACES[src]} {f1[src]}, {ZONE_PLACES[home]} {f1[home]}).",
                      source=src, zone=home, count=1)
         # the chain goes on (Volunteers, Motorized Column: R10)
         if (not s1.is_terminal() and s1.phase == "actions" and s1.actor == s0.actor
                 and s1.turn == s0.turn and s0.phase not in ("draw", "redraw", "rocket")
                 and self._action_done(s0, s1)):
             p = s1.actor
-            emit(PUBLIC, WHO[p], Kind.CHAIN,
+            emit(PUBLIC, SIDES[p], Kind.CHAIN,
                  f"{self._subj(p)} {'have' if p == self.viewer else 'has'} "
                  f"{_plural(s1.actions_left, 'action')} left in a row.",
                  actions_left=s1.actions_left)
@@ -544,7 +544,7 @@ class Narrator:
             polish, german = s1.scores()
             text += f". Score: {self.names[0]} {polish}, {self.names[1]} {german}."
             emit(PUBLIC, "game", Kind.TURN, text, turn=s0.turn, returned=hidden,
-                 score={"polish": polish, "german": german})
+                 score=dict(zip(SIDES, (polish, german))))
             if s1.is_terminal():
                 self._game_over(s1, emit)
             else:
@@ -567,12 +567,12 @@ class Narrator:
         scored = 0 if polish > german else 1
         if winner != scored:
             loser = 1 - winner
-            text += (f": {ZONE_TITLES[HOME[loser]]} holds no {self.names[loser]} card and "
+            text += (f": {ZONE_TITLES[HOMES[loser]]} holds no {self.names[loser]} card and "
                      f"a {self.names[winner]} Unit (R23)")
         elif polish == german:
             text += " (a tie goes to the German player, R22)"
-        emit(PUBLIC, "game", Kind.GAME_OVER, text + ".", winner=WHO[winner],
-             score={"polish": polish, "german": german})
+        emit(PUBLIC, "game", Kind.GAME_OVER, text + ".", winner=SIDES[winner],
+             score=dict(zip(SIDES, (polish, german))))
 
 
 # ---- helpers for interfaces -----------------------------------------------------

@@ -28,6 +28,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from apps.server.app import create_app
+from solver.vocabulary import SIDES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +37,7 @@ def steps(ex: dict) -> list[dict]:
     """The positions of the editor on the way to ``ex`` (as board.js sends them)."""
     s = {"format": ex["format"], "perspective": ex["perspective"], "turn": ex["turn"],
          "step": ex["step"], "to_move": ex["to_move"], "hand": [],
-         "hand_sizes": {"polish": 0, "german": 0}, "rockets": [],
+         "hand_sizes": {s: 0 for s in SIDES}, "rockets": [],
          "fragments": {k: 0 for k in ex["fragments"]}, "table": [], "gone": [],
          "events_in_play": [], "redraw_used": ex["redraw_used"], "actions": ex["actions"],
          "pending": ex["pending"]}

@@ -40,6 +40,7 @@ from apps.tournament.stats import Z95, analyse, calibration, head_to_head, side_
 from apps.tournament.store import read_games, write_atomic
 from bots import parse_spec
 from solver.errors import ParameterError, WildhornError
+from solver.vocabulary import SIDES
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME_PER_MOVE = 0.02            # seconds per decision for every searching bot
@@ -254,7 +255,7 @@ def calibration_by_opponent(bots: dict[str, str], stage_rows: dict[str, list[dic
                 opponent = "itself"
             else:
                 rs = stage_rows.get(name, [])
-                others = {r[k] for r in rs for k in ("polish", "german")} - {spec}
+                others = {r[k] for r in rs for k in SIDES} - {spec}
                 opponent = ", ".join(sorted(others)) or "?"
             cal = calibration([float(v["value"]) for v in mine], [int(v["won"]) for v in mine])
             out.append({"bot": spec, "stage": name, "opponent": opponent, "ece": cal["ece"],

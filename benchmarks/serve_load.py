@@ -34,6 +34,7 @@ from pathlib import Path
 import httpx
 
 from apps.bench import _meta, write_json
+from solver.vocabulary import SIDES
 
 
 def free_port() -> int:
@@ -51,7 +52,7 @@ async def play(client: httpx.AsyncClient, seed: int, server_ms: list[float],
                cpu_ms: list[float], client_ms: list[float]) -> int:
     rng = random.Random(seed)
     view = (await client.post("/api/games", json={"bot": "random", "seed": seed,
-                                                  "side": ("polish", "german")[seed % 2]})).json()
+                                                  "side": SIDES[seed % 2]})).json()
     clicks = 0
     while view["status"] != "over":
         if view["status"] == "bot":

@@ -57,6 +57,7 @@ from solver._core import (
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
                            WildhornError, describe_value, quote)
+from solver.vocabulary import ZONES
 
 GAME_NAME = "wildhorn"
 
@@ -200,7 +201,7 @@ def resolve_params(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 _CONFIGS: dict[tuple, CoreConfig] = {}
-_PLACES = ("hand", "deck", "forest", "periphery", "base")
+_PLACES = ("hand", "deck", *ZONES)
 _CARD_NUMBER = re.compile(r"(PL|DE)[0-9]{2}")
 
 

@@ -3,10 +3,12 @@ pending action, reaction windows.
 
 Everything the engine names is taken from the core's exported names
 (:mod:`solver._core`: ``PHASE_NAMES``, ``ZONE_NAMES``, ``PENDING_NAMES``,
-``LOC_NAMES``, ``FRAGMENT_PLACES``); what the engine numbers without naming
-(the two sides) is named here.  Every Python module and both pages of the
-web server (through ``GET /api``, :func:`as_json`) read these, so a name is
-spelled in one place.
+``LOC_NAMES``, ``FRAGMENT_PLACES``) and the card file's side names
+(:data:`solver.cards.SIDE_NAMES`); what the rules say of those names (which
+kinds of action each step allows, who decides where, which zone a Search
+needs) and the titles a sentence gives them are declared here.  Every Python
+module and both pages of the web server (through ``GET /api``,
+:func:`as_json`) read these, so a name is spelled in one place.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from solver._core import (FRAGMENT_PLACES, LOC_NAMES, PENDING_NAMES, PHASE_NAMES, ZONE_NAMES)
+from solver.cards import SIDE_NAMES
 
-__all__ = ["SIDES", "SIDE_TITLES", "ZONES", "ZONE_TITLES", "ZONE_PLACES", "HOMES", "PHASES",
-           "DECISION_STEPS", "CHANCE_STEPS", "STEPS", "PENDING_KINDS", "WINDOW_PHASES",
-           "LOCATIONS", "FRAGMENT_KEYS", "side_index", "as_json"]
+__all__ = ["SIDES", "SIDE_TITLES", "ZONES", "ZONE_TITLES", "ZONE_PLACES", "HOMES",
+           "TABLE_ORDER", "SEARCH_ZONE", "PHASES", "DECISION_STEPS", "CHANCE_STEPS", "STEPS",
+           "ACTOR_STEPS", "DICE_STEPS", "PENDING_KINDS", "STEAL_KINDS", "ABILITY_KINDS",
+           "STEP_KINDS", "WINDOW_PHASES", "LOCATIONS", "FRAGMENT_KEYS", "FRAGMENT_TITLES",
+           "side_index", "format_kinds", "as_json"]
 
-SIDES: tuple[str, str] = ("polish", "german")
+SIDES: tuple[str, ...] = tuple(SIDE_NAMES)
 """Side names, by the core's player number (0 Polish, 1 German)."""
-SIDE_TITLES: tuple[str, str] = ("Polish", "German")
+SIDE_TITLES: tuple[str, ...] = tuple(s.title() for s in SIDES)
 """The sides as a sentence names them."""
 
 ZONES: tuple[str, ...] = tuple(ZONE_NAMES)
@@ -34,6 +39,11 @@ ZONE_TITLES: dict[str, str] = {z: f"the {t}" for z, t in ZONE_PLACES.items()}
 HOMES: tuple[str, str] = (ZONES[0], ZONES[2])
 """Each side's home zone (R1): the Polish Forest, the German Rocket Base."""
 assert set(ZONE_PLACES) == set(ZONES), "a zone of the core has no title"
+TABLE_ORDER: tuple[str, ...] = tuple(reversed(ZONES))
+"""The zones top to bottom as the pages draw the table: the German home above,
+the Polish home below."""
+SEARCH_ZONE: str = ZONES[1]
+"""Where a Search is made and what it takes fragments from: the Periphery (R16)."""
 
 PHASES: tuple[str, ...] = tuple(PHASE_NAMES)
 """Every phase of the engine (``Core.phase``), in the core's order."""
@@ -46,9 +56,37 @@ DECISION_STEPS: tuple[str, ...] = ("redraw", "actions", "zone", "motorcycle", "t
 STEPS: tuple[str, ...] = DECISION_STEPS + CHANCE_STEPS
 """The steps a state file may name; each is the engine phase of the same name."""
 assert set(STEPS) <= set(PHASES), "a step that is not an engine phase"
+ACTOR_STEPS: tuple[str, ...] = ("actions", "zone", "motorcycle", "target", "ambush",
+                                "witnesses", "refresh", "number")
+"""The decision steps where the actor of the action under way (or of the
+chain) decides; at the others the other side does (escort, nurses), either may
+(modifiers), or each decides for itself (redraw)."""
+assert set(ACTOR_STEPS) <= set(DECISION_STEPS), "an actor step that is not a decision step"
+DICE_STEPS: tuple[str, ...] = ("roll", "modifiers", "nurses", "witnesses")
+"""The steps at which the action under way rolls or has rolled its dice."""
+assert set(DICE_STEPS) <= set(STEPS), "a dice step that is not a step"
 
 PENDING_KINDS: tuple[str, ...] = tuple(k for k in PENDING_NAMES if k != "none")
 """The kinds of action that can be under way (``Core.pending["kind"]``)."""
+STEAL_KINDS: tuple[str, str] = ("spy", "sturmwind")
+"""The engine's "steal" as the state format writes it, by the actor's side:
+the Polish Spy, the German Sturmwind."""
+ABILITY_KINDS: tuple[str, ...] = ("movement", "attack", "search", "steal", "command")
+"""The kinds whose acting card is a Unit on the table using the ability of
+the same name (a steal: Spy or Sturmwind, after its side)."""
+STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "zone": ("movement",), "motorcycle": ("movement",),
+    "target": ("attack",), "escort": ("attack",), "ambush": ("attack",), "nurses": ("attack",),
+    "witnesses": ("search",),
+    "roll": ("attack", "search", "steal"), "modifiers": ("attack", "search", "steal"),
+    "refresh": ("command", "high_morale", "motorized_refresh"),
+    "number": ("hidden_fragments",),
+}
+"""The kinds of action that may be under way at each step (engine names); a
+step not listed (redraw, rocket, actions) has none."""
+assert set(STEP_KINDS) <= set(STEPS), "kinds for a step that is not a step"
+assert {k for ks in STEP_KINDS.values() for k in ks} <= set(PENDING_KINDS), "an unknown kind"
+assert set(ABILITY_KINDS) <= set(PENDING_KINDS), "an unknown ability kind"
 WINDOW_PHASES: tuple[str, ...] = ("escort", "ambush", "witnesses", "nurses", "motorcycle",
                                   "modifiers")
 """Reaction windows: a side may answer the action under way, or decline.
@@ -60,6 +98,11 @@ LOCATIONS: tuple[str, ...] = tuple(LOC_NAMES)
 """Where a card can be (``Core.location``)."""
 FRAGMENT_KEYS: tuple[str, ...] = tuple(p for p in FRAGMENT_PLACES if p != "pool")
 """The places a fragment can be, besides the pool."""
+FRAGMENT_TITLES: dict[str, str] = {k: ZONE_PLACES.get(k, "") for k in FRAGMENT_KEYS} | {
+    "hidden": "on Hidden Fragments", "wildhorn": "on Operation Wildhorn III"}
+"""Each place of fragments as the pages name it (a zone by its place name)."""
+assert list(FRAGMENT_TITLES) == list(FRAGMENT_KEYS) and all(FRAGMENT_TITLES.values()), \
+    "a fragment place without a title"
 
 
 def side_index(name: str) -> int:
@@ -67,11 +110,23 @@ def side_index(name: str) -> int:
     return SIDES.index(name)
 
 
+def format_kinds(kinds: tuple[str, ...]) -> list[str]:
+    """Engine kinds as the state format writes them ("steal" becomes "spy",
+    "sturmwind"), in order."""
+    return [w for k in kinds for w in (STEAL_KINDS if k == "steal" else (k,))]
+
+
 def as_json() -> dict[str, Any]:
-    """The vocabulary as the web pages read it (``GET /api``)."""
+    """The vocabulary as the web pages read it (``GET /api``); kinds of
+    action in the state format's words (:func:`format_kinds`)."""
     return {"sides": list(SIDES), "side_titles": list(SIDE_TITLES),
             "zones": [[z, ZONE_PLACES[z]] for z in ZONES], "homes": list(HOMES),
+            "table_order": list(TABLE_ORDER), "search_zone": SEARCH_ZONE,
             "phases": list(PHASES), "steps": list(STEPS),
             "decision_steps": list(DECISION_STEPS), "chance_steps": list(CHANCE_STEPS),
-            "pending_kinds": list(PENDING_KINDS), "window_phases": list(WINDOW_PHASES),
-            "locations": list(LOCATIONS), "fragment_keys": list(FRAGMENT_KEYS)}
+            "actor_steps": list(ACTOR_STEPS), "dice_steps": list(DICE_STEPS),
+            "pending_kinds": format_kinds(PENDING_KINDS), "steal_kinds": list(STEAL_KINDS),
+            "ability_kinds": format_kinds(ABILITY_KINDS),
+            "step_kinds": {s: format_kinds(k) for s, k in STEP_KINDS.items()},
+            "window_phases": list(WINDOW_PHASES), "locations": list(LOCATIONS),
+            "fragments": [[k, FRAGMENT_TITLES[k]] for k in FRAGMENT_KEYS]}

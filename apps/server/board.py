@@ -38,7 +38,8 @@ from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
-from solver.state_io import SIDES, deck_schedule, dumps, from_json, game_config, to_json
+from solver.state_io import deck_schedule, dumps, from_json, game_config, to_json
+from solver.vocabulary import SIDES
 
 SOURCE = "position"
 MAX_LINK = 16_000          # characters of a link's code (a state is ~1.5 KB of JSON)
@@ -183,7 +184,7 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
     ``side``'s, default the human side of the save, so that importing one's
     own save never shows the bot's hand) -> {state, side}."""
     if side is not None and side not in SIDES:
-        raise RequestError(f"side: expected polish or german, got {side!r}")
+        raise RequestError(f"side: expected {' or '.join(SIDES)}, got {side!r}")
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt in (GAME_FORMAT, FIRST_FORMAT):
         try:

@@ -16,6 +16,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from apps.record import DEFAULT_BOT
+from solver import vocabulary
 
 TABLE = __doc__.split("::", 1)[1].strip()
 STATIC = Path(__file__).with_name("static")
@@ -27,10 +28,13 @@ async def index(request: Request) -> Response:
 
 
 async def api(request: Request) -> Response:
-    """``GET /api``: the routes, one line each (the tables of every area)."""
+    """``GET /api``: the routes, one line each (the tables of every area), and
+    the game's vocabulary (solver.vocabulary), which the page reads instead
+    of declaring any of it."""
     return JSONResponse({"routes": [" ".join(line.split())
                                     for line in request.app.state.route_table.splitlines()],
-                         "openapi": "/api/openapi.json"})
+                         "openapi": "/api/openapi.json",
+                         "vocabulary": vocabulary.as_json()})
 
 
 async def openapi_json(request: Request) -> Response:

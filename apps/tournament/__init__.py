@@ -40,7 +40,7 @@ figures), :mod:`~apps.tournament.progress` (progress output) and
 :mod:`~apps.tournament.runner` (:func:`run`).
 """
 
-from apps.tournament.execution import BACKENDS, SIDES, make_backend, play_game
+from apps.tournament.execution import BACKENDS, make_backend, play_game
 from apps.tournament.progress import (BarProgress, LineProgress, game_line, progress_for,
                                       score_text)
 from apps.tournament.report import (plot_calibration, plot_ratings, standings_md,
@@ -55,7 +55,7 @@ from apps.tournament.store import (GAME_FIELDS, LOCK_NAME, VALUE_FIELDS, FolderL
                                    read_games, write_atomic)
 
 __all__ = [
-    "BACKENDS", "SIDES", "make_backend", "play_game",
+    "BACKENDS", "make_backend", "play_game",
     "BarProgress", "LineProgress", "game_line", "progress_for", "score_text",
     "plot_calibration", "plot_ratings", "standings_md", "write_figures", "write_results",
     "TournamentInterrupted", "check_arguments", "run",

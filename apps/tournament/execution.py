@@ -19,8 +19,8 @@ from apps.tournament.scheduling import GameTask, derive
 from apps.tournament.store import close_inherited_locks
 from bots import make_bot
 from solver.errors import ParameterError
+from solver.vocabulary import SIDES
 
-SIDES = ("Polish", "German")
 BACKENDS = ("local", "ray")
 
 
@@ -56,12 +56,12 @@ def play_game(task: GameTask) -> dict[str, Any]:
     frags = state.core.scores()
     row = {"game": task.game, "pairing": task.pairing, "deal": task.deal,
            "deal_seed": task.deal_seed, "polish": task.polish, "german": task.german,
-           "winner_side": SIDES[winner].lower(), "winner": specs[winner],
+           "winner_side": SIDES[winner], "winner": specs[winner],
            "fragments_polish": frags[0], "fragments_german": frags[1],
            "moves": moves[0] + moves[1],
            "seconds_per_move_polish": round(seconds[0] / max(moves[0], 1), 6),
            "seconds_per_move_german": round(seconds[1] / max(moves[1], 1), 6)}
-    value_rows = [{"game": task.game, "bot": specs[p], "side": SIDES[p].lower(), "move": m,
+    value_rows = [{"game": task.game, "bot": specs[p], "side": SIDES[p], "move": m,
                    "value": round(v, 6), "won": int(p == winner)} for p, m, v in values]
     return {"row": row, "values": value_rows}
 

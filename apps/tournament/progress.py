@@ -15,13 +15,14 @@ from typing import Any, Sequence
 
 from apps.tournament.scheduling import GameTask
 from apps.tournament.stats import side_balance
+from solver.vocabulary import SIDE_TITLES, side_index
 
 
 def game_line(row: dict[str, Any], task: GameTask) -> str:
     """'Finished game N (...)': the winner and the fragments from the
     pairing's first bot's view (or the sides' in self-play)."""
     if task.polish == task.german:
-        side = "Polish" if row["winner_side"] == "polish" else "German"
+        side = SIDE_TITLES[side_index(row["winner_side"])]
         return (f"Finished game {row['game']} ({task.first} self-play): {side} won, fragments "
                 f"{row['fragments_polish']}-{row['fragments_german']}, {row['moves']} moves")
     first_polish = task.first == row["polish"]
@@ -29,7 +30,7 @@ def game_line(row: dict[str, Any], task: GameTask) -> str:
     frags = ((row["fragments_polish"], row["fragments_german"]) if first_polish
              else (row["fragments_german"], row["fragments_polish"]))
     return (f"Finished game {row['game']} ({task.first} vs {task.second}, {task.first} "
-            f"{'Polish' if first_polish else 'German'}): {score}, fragments "
+            f"{SIDE_TITLES[0 if first_polish else 1]}): {score}, fragments "
             f"{frags[0]}-{frags[1]}, {row['moves']} moves")
 
 
@@ -39,7 +40,7 @@ def score_text(bots: Sequence[str], fmt: str, rows: Sequence[dict[str, Any]]) ->
     out of games for more."""
     if fmt == "self-play":
         s = side_balance(rows)
-        return f"Polish {s['polish_wins']}-{s['german_wins']} German"
+        return f"{SIDE_TITLES[0]} {s['polish_wins']}-{s['german_wins']} {SIDE_TITLES[1]}"
     wins = {b: 0 for b in bots}
     games = {b: 0 for b in bots}
     for r in rows:

@@ -16,6 +16,7 @@ import numpy as np
 
 from apps.tournament.scheduling import derive
 from solver.errors import ParameterError
+from solver.vocabulary import SIDES
 
 ELO_PER_NAT = 400 / math.log(10)
 BOOTSTRAP_SAMPLES = 1000
@@ -206,7 +207,7 @@ def analyse(bots: Sequence[str], rows: Sequence[dict[str, Any]], seed: int,
         unit = units.setdefault((row["pairing"], row["deal"]), np.zeros((n, n)))
         unit[w, lo] += 1
         self_play = row["polish"] == row["german"]
-        for side in ("polish", "german"):
+        for side in SIDES:
             stats = per_bot[row[side]]
             won = (row["winner_side"] == side) if self_play else (row["winner"] == row[side])
             if not self_play or side == "polish":

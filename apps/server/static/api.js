@@ -1,0 +1,304 @@
+// @ts-check
+// The client of the server's JSON API (GET /api lists the routes) and the
+// shapes of what it answers, as JSDoc types.
+
+/**
+ * The game's words, served once by GET /api (solver/vocabulary.py, as_json).
+ * @typedef {object} Vocabulary
+ * @property {string[]} sides side names by player number: 0 Polish, 1 German
+ * @property {string[]} side_titles the sides as a sentence names them
+ * @property {[string, string][]} zones [zone, place name] by the core's zone number
+ * @property {string[]} homes each side's home zone
+ * @property {string[]} table_order the zones top to bottom as the table is drawn
+ * @property {string} search_zone where a Search is made
+ * @property {string[]} phases the engine's phases in order
+ * @property {string[]} steps the steps a state file may name
+ * @property {string[]} decision_steps the steps where a player decides
+ * @property {string[]} chance_steps the steps where chance acts
+ * @property {string[]} actor_steps the decision steps where the actor decides
+ * @property {string[]} dice_steps the steps where the action under way has its dice
+ * @property {string[]} pending_kinds the kinds of action that can be under way
+ * @property {string[]} steal_kinds the steal as each side names it (by player number)
+ * @property {string[]} ability_kinds the kinds whose acting card uses the ability of that name
+ * @property {Record<string, string[]>} step_kinds the kinds each step allows (a step not listed: none)
+ * @property {string[]} window_phases the reaction windows
+ * @property {string[]} locations where a card can be
+ * @property {[string, string][]} fragments [place, title] of the places fragments can be
+ */
+
+/**
+ * A card as a game view shows it.
+ * @typedef {object} Card
+ * @property {string} number e.g. "PL04"
+ * @property {string} name
+ * @property {string} side
+ * @property {string} kind unit, support, action, immediate
+ * @property {number} bullets
+ * @property {string[]} abilities
+ * @property {string} text
+ * @property {boolean} [exhausted] on the table only
+ */
+
+/**
+ * @typedef {object} Zone
+ * @property {string} id
+ * @property {string} title
+ * @property {string | null} home the side whose home it is
+ * @property {number} fragments
+ * @property {Record<string, Card[]>} cards by side
+ */
+
+/**
+ * One legal action of the human side.
+ * @typedef {object} Action
+ * @property {number} id
+ * @property {string} kind e.g. "pass", "decline", "play"
+ * @property {string} text
+ * @property {string} [verb] the text on a card's menu
+ * @property {string} [help]
+ * @property {string} [note]
+ * @property {string} [card] the card acting
+ * @property {string} [target] the card aimed at
+ * @property {string[]} [same_as] identical cards the action stands for (R27)
+ * @property {string} [zone] a destination
+ */
+
+/**
+ * @typedef {object} Alternative
+ * @property {string} action
+ * @property {number} visits
+ * @property {number | null} value
+ *
+ * @typedef {object} LogEntry
+ * @property {string} who a side, or "game"
+ * @property {string} text
+ * @property {Alternative[]} [alternatives] the bot's other candidates
+ *
+ * @typedef {object} Pending
+ * @property {string} text
+ * @property {string} [totals]
+ * @property {number} [needed]
+ */
+
+/**
+ * The game as the human side sees it (GET /api/games/{id}).
+ * @typedef {object} View
+ * @property {string} id
+ * @property {number} version
+ * @property {number} turn
+ * @property {number} turns
+ * @property {string} title
+ * @property {string} bot the bot's spec
+ * @property {Record<string, number>} score by side
+ * @property {"human" | "bot" | "review" | "over"} status
+ * @property {boolean} can_undo
+ * @property {string} you the human's side
+ * @property {string} bot_side
+ * @property {number} bot_hand
+ * @property {{ bot: number, you: number }} decks
+ * @property {{ revealed: number[], face_down: number }} rockets
+ * @property {{ pool: number, wildhorn: number, hidden: number }} fragments
+ * @property {Zone[]} zones
+ * @property {Card[]} in_play
+ * @property {Card[]} hand
+ * @property {Pending | null} pending
+ * @property {string} prompt
+ * @property {Action[]} actions
+ * @property {LogEntry[]} log
+ * @property {number[]} win_estimates
+ * @property {{ you_win: boolean, text: string }} [result]
+ * @property {{ index: number, of: number, chosen: string }} [review_step]
+ */
+
+/**
+ * One rated decision of a review.
+ * @typedef {object} ReviewDecision
+ * @property {number} index
+ * @property {number} turn
+ * @property {string} chosen
+ * @property {number | null} [chosen_value]
+ * @property {string} [best]
+ * @property {number | null} [best_value]
+ * @property {number | null} [loss]
+ * @property {number} [options]
+ *
+ * @typedef {object} Review
+ * @property {number} done
+ * @property {number} total
+ * @property {string} budget
+ * @property {ReviewDecision[]} decisions
+ * @property {ReviewDecision[]} [mistakes]
+ */
+
+/**
+ * The advice on a position (a hint, or the board's analysis).
+ * @typedef {object} AdviceAction
+ * @property {number} id
+ * @property {string} action
+ * @property {number} frequency
+ * @property {number | null} [value]
+ * @property {number | null} [stderr]
+ * @property {number | null} [loss]
+ * @property {number | null} [loss_stderr]
+ *
+ * @typedef {object} Outcome
+ * @property {string} when
+ * @property {number} probability
+ * @property {string} then
+ * @property {number} value
+ *
+ * @typedef {object} Reply a reply the opponent may make, and the answer to it
+ * @property {string} if
+ * @property {string} then
+ * @property {number} value
+ * @property {number} [probability]
+ * @property {number} [stderr]
+ * @property {Outcome[]} [outcomes]
+ *
+ * @typedef {object} Advice
+ * @property {string} recommended
+ * @property {number} recommended_id
+ * @property {Record<string, number> | null} value by side
+ * @property {Record<string, [number, number]> | null} [value_ci95]
+ * @property {AdviceAction[]} [actions]
+ * @property {Reply[]} [responses]
+ * @property {string} [responses_note]
+ * @property {string} [opponent_model]
+ * @property {{ spec?: string, iterations?: number, seconds?: number,
+ *              responses_iterations?: number, continued?: boolean }} [stats]
+ * @property {string | null} [to_move]
+ */
+
+/**
+ * @typedef {object} Bots
+ * @property {string[]} bots
+ * @property {string} default
+ * @property {number} max_time
+ */
+
+/**
+ * A card of the card set (GET /api/board/cards).
+ * @typedef {object} SetCard
+ * @property {string} number
+ * @property {string} name
+ * @property {string} side
+ * @property {Record<string, number | boolean>} abilities name: number to roll, or true
+ * @property {string} text
+ *
+ * @typedef {object} CardSet
+ * @property {SetCard[]} cards
+ * @property {number} max_iterations
+ * @property {number} default_iterations
+ * @property {string} note
+ */
+
+/**
+ * A state.json object (docs/state-format.md); the board builds and reads it.
+ * @typedef {object} PendingJson
+ * @property {string} kind
+ * @property {string} [actor]
+ * @property {string | null} [card]
+ * @property {string | null} [target]
+ * @property {string} [defender]
+ * @property {boolean} [escorted]
+ * @property {string} [zone]
+ * @property {number[]} [dice]
+ * @property {[number, number]} [modifiers]
+ * @property {number} [window_passes]
+ *
+ * @typedef {object} StateJson
+ * @property {string} format
+ * @property {unknown} [game] a variant's parameters
+ * @property {string} perspective
+ * @property {number} turn
+ * @property {string} step
+ * @property {string | null} to_move
+ * @property {string[]} hand
+ * @property {Record<string, number>} hand_sizes
+ * @property {number[]} rockets
+ * @property {Record<string, number>} fragments
+ * @property {{ card: string, zone: string, exhausted: boolean }[]} table
+ * @property {string[]} gone
+ * @property {string[]} events_in_play
+ * @property {Record<string, boolean>} redraw_used
+ * @property {string[]} [drawn_this_turn]
+ * @property {Record<string, boolean>} [redraw_choice]
+ * @property {{ left: number, passes: number, actor?: string,
+ *              motorized_refresh?: { counters: number[], due: number } }} actions
+ * @property {PendingJson | null} pending
+ */
+
+/**
+ * The board's check of a position (POST /api/board/check), or a failure.
+ * @typedef {object} Check
+ * @property {boolean} ok
+ * @property {string} [error]
+ * @property {string} [path] the JSON path of the field in error
+ * @property {StateJson} [state]
+ * @property {{ decks?: Record<string, number>, pool?: number | null }} [derived]
+ * @property {boolean} [advisable]
+ * @property {string} [why] why not advisable
+ * @property {string} [to_move]
+ * @property {string} [step]
+ * @property {number} [legal_actions]
+ */
+
+/**
+ * An analysis of the board (POST /api/board/analyses, its events and GET).
+ * @typedef {object} Analysis
+ * @property {string} id
+ * @property {"queued" | "running" | "done" | "stopped" | "failed"} status
+ * @property {number | null} [progress]
+ * @property {string} [phase]
+ * @property {number} iterations
+ * @property {number} iterations_done
+ * @property {number} elapsed
+ * @property {number} [searches_running]
+ * @property {number} [searches_waiting]
+ * @property {Advice} [result]
+ * @property {string} [error]
+ */
+
+/** An answer of the API that is not 2xx: its message and HTTP status. */
+export class ApiError extends Error {
+  /** @param {string} message @param {number} status */
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * A request; the answer's JSON whatever its status.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body] an object sent as JSON, or a string sent as it is
+ * @returns {Promise<{ ok: boolean, status: number, data: any }>}
+ */
+export async function send(method, path, body) {
+  /** @type {RequestInit} */
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers = { "Content-Type": "application/json" };
+    opts.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const res = await fetch(path, opts);
+  let data;
+  try { data = await res.json(); } catch (e) { data = { error: `${res.status} ${res.statusText}` }; }
+  return { ok: res.ok, status: res.status, data };
+}
+
+/**
+ * A request whose failure throws an ApiError with the server's message.  The
+ * type parameter names what the route answers (the server's JSON is trusted).
+ * @template T
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<T>}
+ */
+export async function api(method, path, body) {
+  const r = await send(method, path, body);
+  if (!r.ok) throw new ApiError(r.data.error || `${r.status}`, r.status);
+  return r.data;
+}
