@@ -15,11 +15,12 @@ from apps.record import GameRecord
 from apps.server.games import ServerGame
 from solver._core import Core, decode_action
 from solver.errors import RequestError
+from solver.vocabulary import HOMES, SIDES, TABLE_ORDER, ZONE_PLACES
 from solver.vocabulary import SIDE_TITLES as TITLES
-from solver.vocabulary import SIDES
 
-ZONES = (("base", "Rocket Base", "german"), ("periphery", "Periphery", None),
-         ("forest", "Forest", "polish"))
+# the zones as the table shows them, top to bottom: (zone, title, whose home)
+ZONES = tuple((z, ZONE_PLACES[z], SIDES[HOMES.index(z)] if z in HOMES else None)
+              for z in TABLE_ORDER)
 OWN_CARD_ACTIONS = {"PLACE": "place", "PLAY": "play", "MOVE": "move", "ATTACK": "attack",
                     "SEARCH": "search", "STEAL": "spy", "COMMAND": "command",
                     "VOLUNTEERS": "volunteers", "ASSIST": "assistance", "ESCORT": "escort",

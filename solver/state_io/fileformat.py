@@ -20,8 +20,9 @@ import jsonschema
 from solver._jsonio import find_problem
 from solver.errors import StateFormatError, describe_value, one_line, quote
 from solver.errors import label as short_label
-from solver.vocabulary import (CHANCE_STEPS, DECISION_STEPS, FRAGMENT_KEYS, HOMES, SIDES, STEPS,
-                               ZONES)
+from solver.vocabulary import (ACTOR_STEPS, CHANCE_STEPS, DECISION_STEPS, FRAGMENT_KEYS, HOMES,
+                               SIDES, STEPS, ZONES)
+from solver.vocabulary import STEP_KINDS as VOCAB_STEP_KINDS
 
 __all__ = ["FORMAT", "SCHEMA_PATH", "SIDES", "ZONES", "HOME", "FRAGMENT_KEYS", "DECISION_STEPS",
            "CHANCE_STEPS", "STEPS", "STEP_KINDS", "ACTOR_DECIDES", "WHY_DECIDES", "KIND_ABILITY",
@@ -38,18 +39,11 @@ HOME = HOMES
 
 # The pending action kinds each step allows (engine names; "steal" is
 # written "spy" or "sturmwind" after the actor's side).
+# (None: no action under way; solver.vocabulary.STEP_KINDS lists the others)
 STEP_KINDS: dict[str, tuple[str | None, ...]] = {
-    "redraw": (None,), "rocket": (None,), "actions": (None,),
-    "zone": ("movement",), "motorcycle": ("movement",),
-    "target": ("attack",), "escort": ("attack",), "ambush": ("attack",), "nurses": ("attack",),
-    "witnesses": ("search",),
-    "roll": ("attack", "search", "steal"), "modifiers": ("attack", "search", "steal"),
-    "refresh": ("command", "high_morale", "motorized_refresh"),
-    "number": ("hidden_fragments",),
-}
+    step: VOCAB_STEP_KINDS.get(step, (None,)) for step in STEPS}
 # Who decides at each step: the actor of the chain, the other side, or either.
-ACTOR_DECIDES = ("actions", "zone", "motorcycle", "target", "ambush", "witnesses",
-                 "refresh", "number")
+ACTOR_DECIDES = ACTOR_STEPS
 WHY_DECIDES = {
     "actions": "the chain's player acts (R10)", "zone": "the mover chooses the destination (R14)",
     "motorcycle": "the mover plays Motorcycle (R14)", "target": "the attacker names the target (R15a)",
@@ -65,7 +59,9 @@ KIND_EFFECT = {"high_morale": "high_morale", "hidden_fragments": "hidden_fragmen
 # hand that has a choice before resampling).
 WINDOW_EFFECTS = {"motorcycle": ("motorcycle",), "ambush": ("ambush",), "nurses": ("nurses",),
                   "witnesses": ("witnesses",), "modifiers": ("good_luck", "bad_luck")}
-ADJACENT = {"forest": ("periphery",), "periphery": ("forest", "base"), "base": ("periphery",)}
+# each zone's neighbours: the zones are in a row, forest - periphery - base
+ADJACENT = {z: tuple(ZONES[j] for j in (i - 1, i + 1) if 0 <= j < len(ZONES))
+            for i, z in enumerate(ZONES)}
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _q = quote
