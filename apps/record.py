@@ -891,18 +891,18 @@ def _top_actions(core: Core, player: int, stats: dict[str, Any] | None) -> list[
             for r in rows]
 
 
-def bot_search(params: dict[str, Any], core_bytes: bytes, spec: str, player: int, seed: int,
+def bot_search(params: dict[str, Any], core_bytes: bytes, spec: BotSpec, player: int, seed: int,
                seen: list[tuple[bytes, int]] | None = None) -> dict[str, Any]:
     """The bot's move: action, win estimates (Polish, German) and top
-    alternatives.  ``spec`` is the text of the spec to run (threads
-    included); ``seen``: the game's transitions (position bytes, action),
+    alternatives.  ``spec`` is the spec to run (capped, its threads named:
+    a frozen value, pickled as it is); ``seen``: the game's transitions (position bytes, action),
     from which a search bot builds what its player observed (for
     ``inference=heuristic``).  Picklable arguments: the web server runs it
     in a child process."""
     game = pyspiel.load_game("wildhorn", params)
     config = game.core_config
     core = Core.from_bytes(config, core_bytes)
-    bot = BotSpec.parse(spec).make(player, seed, interactive=True)
+    bot = spec.make(player, seed, interactive=True)
     if seen and isinstance(bot, SearchBot):
         observations = Observations(config, player)
         for raw, action in seen:
@@ -923,7 +923,7 @@ def bot_request(record: GameRecord, spec: BotSpec) -> tuple:
         else {}
     infer = name_options.get("inference", "off") != "off"
     seen = [(b.to_bytes(), a) for b, a in record.observations()] if infer else None
-    return (record.setup.params, record.core.to_bytes(), str(spec), record.bot_side,
+    return (record.setup.params, record.core.to_bytes(), spec, record.bot_side,
             record.bot_seed(), seen)
 
 

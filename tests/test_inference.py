@@ -355,7 +355,7 @@ def test_server_and_play_give_the_bot_the_same_observations(twin_games):
     # the server's bot is interactive (threads: the cores), as is this one
     direct = make_bot(spec, viewer, 6, interactive=True).analyse(state)
     args = bot_request(record, BotSpec.parse(spec))
-    served = bot_search(args[0], args[1], args[2], viewer, 6, args[5])
+    served = bot_search(args[0], args[1], BotSpec.parse(spec), viewer, 6, args[5])
     assert args[5] is not None and len(args[5]) == len(state.history())
     assert served["action"] == direct["action"]
     obs = Observations(GAME.core_config, viewer)
