@@ -137,7 +137,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ParameterError(f"--port: expected a port number 0-65535, got {args.port}")
-    return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data)
+    return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data,
+                          token=not args.no_token)
 
 
 def _budgets(text: str) -> tuple[int, ...]:
@@ -317,8 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser(
         "serve", help="play against the bot in a web browser",
-        description="A local web server with the game table: open the address it prints. "
-                    "Games are autosaved in the data folder and survive a restart.")
+        description="A local web server with the game table: open the address it prints, "
+                    "which holds the server's token (http://127.0.0.1:8000/?token=...); "
+                    "scripts send it as 'Authorization: Bearer TOKEN'. Every move is saved "
+                    "in the data folder before the server answers it: games survive a "
+                    "restart.")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -326,6 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", metavar="DIR",
                        help="folder of the autosaved games (default "
                             "~/.local/share/wildhorn-solve/games)")
+    serve.add_argument("--no-token", action="store_true",
+                       help="serve without a token (for scripts on a machine you trust: any "
+                            "program here, and any web page that reaches the port, can then "
+                            "drive the server)")
     serve.set_defaults(func=_cmd_serve)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")

@@ -206,7 +206,8 @@ class OpenSpielISMCTSBot(Bot):
     bots are measured against.  Its budget is ``sims`` simulations per
     decision (OpenSpiel's own budget; at least 2, since the first one only
     expands the root) or ``time`` seconds per decision, for matches at equal
-    time per move: simulations run until the time is spent (at least 2).
+    time per move: simulations run until the time is spent (at least 2); with
+    both, until either budget is spent (the web server caps both).
     Worlds are sampled through the game's ``resample_from_infostate`` with
     this bot's seeded stream, so the same seed gives the same decisions
     (with ``sims``)."""
@@ -219,8 +220,6 @@ class OpenSpielISMCTSBot(Bot):
         super().__init__(player, seed)
         import numpy as np
 
-        if sims is not None and time is not None:
-            raise BotSpecError("openspiel-ismcts: give sims or time, not both")
         self._rng = random.Random(seed)
         self._np_rng = np.random.RandomState(seed % 2**32)
         self._sims = 300 if sims is None and time is None else sims
@@ -275,6 +274,8 @@ class OpenSpielISMCTSBot(Bot):
                     self.simulations = 0
 
                 def run_search(self, state):
+                    """OpenSpiel's search, with the time limit (and the count of
+                    simulations, if given: whichever ends first)."""
                     if self.time_limit is None:
                         self.simulations = self._max_simulations
                         return super().run_search(state)
@@ -289,7 +290,9 @@ class OpenSpielISMCTSBot(Bot):
                     self._root_node = self.create_new_node(state)
                     root_key = self.get_state_key(state)
                     count = 0
-                    while count < 2 or self.clock() < deadline:
+                    cap = self._max_simulations or None  # sims given with time
+                    while count < 2 or (self.clock() < deadline
+                                        and (cap is None or count < cap)):
                         sampled = self.sample_root_state(state)
                         assert root_key == self.get_state_key(sampled)
                         self.run_simulation(sampled)

@@ -300,10 +300,10 @@ BOTS: dict[str, BotEntry] = {
                                  "random rollout, the external baseline", (
         Option("sims", WHOLE, None, "simulations per decision (default 300; at least 2: the "
                "first one only expands the root)", low=2, high=10**9),
-        Option("time", NUMBER, None, "run simulations until S seconds are spent (instead of "
-               "sims)", low=0.0, open_low=True, high=TIME_LIMIT),
+        Option("time", NUMBER, None, "run simulations until S seconds are spent (with sims "
+               "too: until either budget is spent)", low=0.0, open_low=True, high=TIME_LIMIT),
         Option("c", NUMBER, 1.4, "UCB exploration constant", low=0.0, open_low=True, high=1e6),
-    ), note="give sims or time, not both"),
+    )),
 }
 
 # bots with a time or iteration budget and a Cython searcher
@@ -329,8 +329,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if option.name in options:
             raise BotSpecError(f"bot spec {_short(spec)!r}: {option.name} is given twice")
         options[option.name] = option.parse(spec, value.strip())
-    if entry.note == "give sims or time, not both" and "sims" in options and "time" in options:
-        raise BotSpecError(f"bot spec {_short(spec)!r}: give sims or time, not both")
     return name, options
 
 

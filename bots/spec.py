@@ -113,10 +113,11 @@ class BotSpec:
         return self.replace(iterations=None, sims=None, time=seconds)
 
     def capped(self, caps: Caps) -> "BotSpec":
-        """This spec within what ``caps`` allows: every budget (time and
-        iterations or simulations: both bound, whichever is given), the node
-        cap and the threads; a search bot without a budget gets its default
-        time (so it is never unbounded)."""
+        """This spec within what ``caps`` allows, bounded before it runs: a
+        search in time and in iterations (or simulations) both, whichever
+        ends first (a budget of iterations alone gets the time cap too, a
+        budget of time alone keeps its time), its node cap and its threads; a
+        search bot without a budget gets its default time."""
         options = self.as_dict()
         if self.name in SEARCH_BOTS:
             if "time" not in options and "iterations" not in options:
@@ -127,10 +128,12 @@ class BotSpec:
                                      caps.max_threads)
             if "iterations" in options:
                 options["iterations"] = min(int(options["iterations"]), caps.max_iterations)
+                options.setdefault("time", caps.max_time)
         elif self.name == "openspiel-ismcts":
-            if "time" not in options:
+            if "sims" in options or "time" not in options:
                 options["sims"] = min(int(options.get("sims", DEFAULT_SIMULATIONS)),
                                       caps.max_iterations)
+                options.setdefault("time", caps.max_time)
         if "time" in options:
             options["time"] = min(float(options["time"]), caps.max_time)
         return BotSpec.parse(str(BotSpec._of(self.name, options)))

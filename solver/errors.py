@@ -92,6 +92,12 @@ class StaleActionError(RequestError):
     status = 409
 
 
+class BusyError(RequestError):
+    """The server's queue of searches is full: try again when one is done."""
+
+    status = 429
+
+
 # ---- message helpers: every error message is one printable line ------------
 
 _TEXT_LIMIT = 40

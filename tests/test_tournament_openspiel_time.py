@@ -42,12 +42,26 @@ def test_time_option_parses_and_is_validated():
     assert parse_spec("openspiel-ismcts:time=0.5") == ("openspiel-ismcts", {"time": 0.5})
     assert parse_spec("openspiel-ismcts:time=0.02,c=2") == \
         ("openspiel-ismcts", {"time": 0.02, "c": 2.0})
+    # both budgets: the search stops at whichever is spent first
+    assert parse_spec("openspiel-ismcts:sims=10,time=1") == \
+        ("openspiel-ismcts", {"sims": 10, "time": 1.0})
     for bad in ("openspiel-ismcts:time=0", "openspiel-ismcts:time=-1",
-                "openspiel-ismcts:time=fast", "openspiel-ismcts:sims=10,time=1",
-                "openspiel-ismcts:sims=1"):
+                "openspiel-ismcts:time=fast", "openspiel-ismcts:sims=1"):
         with pytest.raises(BotSpecError) as info:
             parse_spec(bad)
         assert "\n" not in str(info.value) and bad in str(info.value)
+
+
+def test_sims_and_time_stop_at_whichever_is_spent_first():
+    """With both budgets (the web server caps both), the count ends a search
+    whose clock never runs out, and the clock one whose count is far off."""
+    state = _position()
+    bot, engine = _timed_bot("openspiel-ismcts:sims=6,time=1000", state, clock=FakeClock())
+    bot.analyse(state)
+    assert bot.last_simulations == 6
+    bot, engine = _timed_bot("openspiel-ismcts:sims=100000,time=5.5", state, clock=FakeClock())
+    bot.analyse(state)
+    assert bot.last_simulations == 7  # two forced, then clock readings 1..5
 
 
 def test_time_budget_runs_simulations_until_the_clock_passes_the_deadline():

@@ -23,9 +23,11 @@ from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from apps.server import board, openapi, routes_board, routes_games, routes_meta
 from apps.server.games import GameStore, Limits
+from apps.server.guard import LOCAL_HOSTS, Access, Guard
 from apps.server.http import not_found, wildhorn_error
 from solver import __version__
 from solver.errors import WildhornError
@@ -40,8 +42,12 @@ def default_data_dir() -> Path:
     return Path(base) / "wildhorn-solve" / "games"
 
 
-def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limits()) -> Starlette:
-    """The app, its games saved in ``data_dir`` (default: the user's data folder)."""
+def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limits(),
+               access: Access | None = None) -> Starlette:
+    """The app, its games saved in ``data_dir`` (default: the user's data
+    folder).  ``access``: who may talk to it (apps.server.guard: the token,
+    the Host and Origin checks); None serves every request (a library use:
+    the tests of the routes, benchmarks in one process), never ``serve``."""
     store = GameStore(data_dir or default_data_dir(), limits)
     analyses = board.Analyses(store, limits)
 
@@ -52,7 +58,8 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
         await store.shutdown()
 
     routes = routes_meta.routes + routes_games.routes + routes_board.routes
-    app = Starlette(routes=routes, lifespan=lifespan,
+    middleware = [] if access is None else [Middleware(Guard, access=access)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware,
                     exception_handlers={WildhornError: wildhorn_error, 404: not_found,
                                         405: not_found})
     app.state.store = store
@@ -67,19 +74,32 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
-        data: str | None = None) -> int:
+        data: str | None = None, token: bool = True) -> int:
     """``wildhorn-solve serve``: serves the table until interrupted."""
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if host not in LOCAL_HOSTS:
         print(f"warning: serving on {host}: anyone who can reach this address and port "
               f"can use this server (play, load games, start searches)", file=sys.stderr)
+    access = Access(hosts=() if host in LOCAL_HOSTS else (host.strip("[]").lower(),))
+    if not token:
+        access = Access(token=None, hosts=access.hosts)
+        print("warning: --no-token: any program on this machine, and any web page whose "
+              "script reaches this port, can drive this server", file=sys.stderr)
     data_dir = Path(data) if data else default_data_dir()
-    app = create_app(data_dir)
+    app = create_app(data_dir, access=access)
     for problem in app.state.store.load_errors:
-        print(f"warning: autosave not loaded: {problem}", file=sys.stderr)
+        print(f"warning: a saved game was not loaded: {problem}", file=sys.stderr)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-    print(f"Operation Wildhorn III: the table is at {url} (games autosaved in {data_dir}); "
+    address = url + (f"?token={access.token}" if access.token else "")
+    print(f"Operation Wildhorn III: the table is at {address} (games saved in {data_dir}); "
           f"Ctrl-C stops the server", file=sys.stderr)
     if open_browser:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+        threading.Timer(1.0, _open, args=(address,)).start()
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
+
+
+def _open(address: str) -> None:
+    """Opens the table in the default browser, or says that none could be."""
+    if not webbrowser.open(address):
+        print(f"note: no browser could be opened here: open {address} yourself",
+              file=sys.stderr)

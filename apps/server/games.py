@@ -12,14 +12,21 @@ is closed.
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import multiprocessing
 import os
 import random
+import re
 import secrets
+import sys
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+import pyspiel
 
 from apps.record import (DEFAULT_BOT, GameRecord, bot_request, bot_search, hint_search,
                          hint_seed, iter_decisions, new_record, read_save, record_from_json,
@@ -27,11 +34,13 @@ from apps.record import (DEFAULT_BOT, GameRecord, bot_request, bot_search, hint_
 from bots import BotSpecError, _budget
 from bots.registry import available_cores
 from bots.spec import BotSpec
-from solver.errors import (ParameterError, RequestError, SerializationError,
+from solver.errors import (BusyError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
+from solver._core import Core
 from solver.vocabulary import SIDES
 
 ID_BYTES = 18  # secrets.token_urlsafe(18): 24 characters, 144 random bits
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{24}")  # what such an id looks like
 VARIANTS = ("full", "small", "tiny")
 
 
@@ -43,9 +52,11 @@ class Limits:
     max_iterations: int = 200_000   # iterations (ISMCTS, OOS) or simulations per move
     max_nodes: int = 2_000_000      # search tree nodes (memory)
     max_searches: int = 2           # searches running at once; the others queue
+    max_queued: int = 16            # searches waiting at once; more are refused (429)
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
     review_iterations: int = 1000   # the search that rates each decision in a review
-    max_games: int = 200            # games held at once
+    max_games: int = 200            # games kept (in the data folder) at once
+    max_loaded: int = 40            # games held in memory; the others load when asked for
     max_threads: int = field(default_factory=available_cores)  # search threads per search
 
 
@@ -66,11 +77,13 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple, counter: Any = None) 
 
 
 class SearchPool:
-    """Runs searches in child processes, ``limit`` at once; a cancelled
-    search kills its process."""
+    """Runs searches in child processes, ``limit`` at once, at most
+    ``queue`` waiting (BusyError beyond); a cancelled search kills its
+    process, or leaves the queue."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, queue: int = 16):
         self.limit = limit
+        self.queue = queue
         self._sem: asyncio.Semaphore | None = None
         self.running = 0
         self.waiting = 0
@@ -87,6 +100,9 @@ class SearchPool:
                   on_start: Callable[[], None] | None = None, counter: Any = None) -> Any:
         if self._sem is None:  # made in the running loop
             self._sem = asyncio.Semaphore(self.limit)
+        if self.waiting >= self.queue and self.running >= self.limit:
+            raise BusyError(f"the server is busy: {self.waiting} searches are waiting; "
+                            f"try again when one is done")
         self.waiting += 1
         try:
             await self._sem.acquire()
@@ -155,25 +171,89 @@ class ServerGame:
 
 # ---- the games of a server ----------------------------------------------------
 
+def _private_folder(folder: Path) -> None:
+    """Creates ``folder`` and any missing parent as 0700: the games' ids, the
+    files' names, are their only credential."""
+    missing = []
+    for parent in [folder, *folder.parents]:
+        if parent.exists():
+            break
+        missing.append(parent)
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(path, 0o700)  # whatever the umask
+    if not folder.is_dir():
+        raise SerializationError(f"{folder}: the data folder is not a folder")
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _summary(path: Path) -> dict[str, Any] | None:
+    """The listing's line of a save not in memory (its stored position,
+    read without replaying the game; None if it cannot be read)."""
+    try:
+        data = json.loads(path.read_bytes()[:4_000_000])
+        game = pyspiel.load_game("wildhorn", dict(data["game"]))
+        core = Core.from_bytes(game.core_config, base64.b64decode(data["core"]))
+        return {"side": str(data["human_side"]), "bot": str(data["bot"])[:80],
+                "turn": core.turn, "over": bool(core.is_terminal() or data.get("resigned"))}
+    except Exception:  # noqa: BLE001 - listed as unreadable; loading it says why
+        return {"side": None, "bot": None, "turn": None, "over": None, "unreadable": True}
+
+
 class GameStore:
     """The games of a server, each saved in ``data_dir`` as ``game-<id>.json``
-    (the record's save) before the request that changed it is answered."""
+    (the record's save) before the request that changed it is answered.  At
+    most ``Limits.max_loaded`` are held in memory (the most recently used);
+    the others stay on disk and load when a request names them."""
 
     def __init__(self, data_dir: str | os.PathLike, limits: Limits = Limits()):
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private_folder(self.data_dir)
         self.limits = limits
-        self.games: dict[str, ServerGame] = {}
-        self.pool = SearchPool(limits.max_searches)
+        self.games: OrderedDict[str, ServerGame] = OrderedDict()  # loaded, least recent first
+        self.pool = SearchPool(limits.max_searches, limits.max_queued)
         self.load_errors: list[str] = []
-        for path in sorted(self.data_dir.glob("game-*.json")):
-            gid = path.stem[len("game-"):]
-            try:
-                record = read_save(str(path))
-            except (OSError, SerializationError) as err:
-                self.load_errors.append(self._set_aside(path, err))
-                continue
-            self.games[gid] = ServerGame(gid, record)
+        paths = sorted(self.data_dir.glob("game-*.json"), key=_modified)
+        for path in paths[-limits.max_loaded:]:  # the most recent are loaded (and checked) now
+            self._load(path.stem[len("game-"):])
+
+    def ids(self) -> list[str]:
+        """Every game kept (in the data folder), least recently changed first."""
+        return [p.stem[len("game-"):] for p in sorted(self.data_dir.glob("game-*.json"),
+                                                      key=_modified)]
+
+    def _load(self, gid: str) -> ServerGame | None:
+        """The game ``gid`` read from its save (None if there is none, or if
+        it cannot be loaded: then it is reported and moved aside)."""
+        path = self.path(gid)
+        try:
+            record = read_save(str(path))
+        except SerializationError as err:
+            if not path.exists():
+                return None
+            self.load_errors.append(self._set_aside(path, err))
+            print(f"warning: a saved game was not loaded: {self.load_errors[-1]}",
+                  file=sys.stderr)
+            return None
+        game = ServerGame(gid, record)
+        self.games[gid] = game
+        self._evict()
+        return game
+
+    def _evict(self) -> None:
+        """Forgets the least recently used games past the in-memory cap (they
+        are on disk already); a game with a search under way stays."""
+        for gid in list(self.games):
+            if len(self.games) <= self.limits.max_loaded:
+                break
+            if not any(not t.done() for t in self.games[gid].tasks()):
+                del self.games[gid]
 
     def _set_aside(self, path: Path, err: Exception) -> str:
         """Moves a save that cannot be loaded aside (renamed, never deleted),
@@ -190,9 +270,28 @@ class GameStore:
 
     def get(self, gid: str) -> ServerGame:
         game = self.games.get(gid)
+        if game is None and ID_PATTERN.fullmatch(gid):
+            game = self._load(gid)
         if game is None:
             raise UnknownGameError(f"unknown game id {gid[:40]!r} (closed, or never created)")
+        self.games.move_to_end(gid)
         return game
+
+    def listing(self) -> list[dict[str, Any]]:
+        """A line for every game kept, the most recent first: its id, the
+        human's side, the bot, the turn and whether it is over (read from the
+        save of a game not in memory, without replaying it)."""
+        out = []
+        for gid in reversed(self.ids()):
+            if gid in self.games:
+                record = self.games[gid].record
+                row = {"side": SIDES[record.human], "bot": str(record.bot),
+                       "turn": record.core.turn, "over": record.status() == "over"}
+            else:
+                row = _summary(self.path(gid))
+            if row is not None:
+                out.append({"id": gid, **row})
+        return out
 
     def autosave(self, game: ServerGame) -> None:
         """Writes the game to disk now (atomically, fsync'ed); a failure is
@@ -201,15 +300,18 @@ class GameStore:
             game.record.save(str(self.path(game.id)))
             game.save_error = None
         except SerializationError as err:
-            game.save_error = str(err)
+            game.save_error = (f"the game could not be saved ({err}); it goes on in memory, "
+                               f"but a restart would lose the moves since the last save")
+            print(f"warning: {game.save_error}", file=sys.stderr)
 
     def _add(self, record: GameRecord) -> ServerGame:
-        if len(self.games) >= self.limits.max_games:
+        if len(self.ids()) >= self.limits.max_games:
             raise RequestError(f"too many games on this server ({self.limits.max_games}): "
-                               f"close one first")
+                               f"close one first (GET /api/games lists them)")
         game = ServerGame(secrets.token_urlsafe(ID_BYTES), record)
         self.games[game.id] = game
         self.autosave(game)
+        self._evict()
         return game
 
     def new_game(self, side: Any = "polish", bot: Any = DEFAULT_BOT, seed: Any = None,

@@ -3,16 +3,19 @@ body within its limit, and turning errors into 4xx answers."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from apps.record import MAX_SAVE_ITEMS
 from apps.server.games import GameStore, ServerGame
+from solver._jsonio import find_problem, loads
 from solver.errors import PositionError, RequestError
 
 MAX_BODY = 4 * 2**20  # bytes of a request body (a save file is a few tens of KB)
+DISCONNECT_POLL = 0.25  # seconds between the checks that a waiting client is still there
 
 
 async def read_body(request: Request) -> Any:
@@ -31,10 +34,21 @@ async def read_body(request: Request) -> Any:
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RequestError(f"malformed JSON in the request body: not UTF-8 text at byte "
+                           f"{err.start}") from None
+    try:
+        data = loads(text)  # as the command line reads files: strict numbers, no BOM
+    except (ValueError, RecursionError) as err:
         raise RequestError(f"malformed JSON in the request body: "
                            f"{str(err).splitlines()[0][:120]}") from None
+    problem = find_problem(data, max_items=MAX_SAVE_ITEMS, max_keys=64, max_depth=8)
+    if problem is not None:
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{str(p)[:40]}"
+                              for p in problem[0])
+        raise RequestError(f"the request body: {where}: {problem[1]}")
+    return data
 
 
 async def read_object(request: Request) -> dict[str, Any]:
@@ -42,6 +56,25 @@ async def read_object(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RequestError("the request body must be a JSON object")
     return data
+
+
+async def while_connected(request: Request, work: Any) -> Any:
+    """Awaits ``work`` (a coroutine or future) while the client waits for the
+    answer: if it goes away first (a closed tab, a page that moved on), the
+    work is cancelled (a queued search leaves the queue, a running one is
+    killed) instead of running for nobody."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=DISCONNECT_POLL)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                task.cancel()
+                raise RequestError("the client went away: the search was called off")
+    finally:
+        if not task.done():
+            task.cancel()
 
 
 def query_int(request: Request, name: str, what: str, default: int | None = None) -> int | None:

@@ -4,6 +4,7 @@ Route table (``version``, from the view, names the position an action was
 chosen in: an action for an older position, a double click, is refused
 with 409)::
 
+    GET    /api/games                     the games kept here: id, side, bot, turn, over
     POST   /api/games                     new game {side, bot, seed, variant} -> view
     POST   /api/games/load                a save file (the JSON ``play`` writes) -> view
     GET    /api/games/{id}[?log_from=N]   the view of the game for the human side
@@ -31,7 +32,8 @@ from starlette.routing import Route
 
 from apps.record import DEFAULT_BOT
 from apps.server.games import ServerGame
-from apps.server.http import game_of, query_int, read_body, read_object, store_of, upload_name
+from apps.server.http import (game_of, query_int, read_body, read_object, store_of, upload_name,
+                              while_connected)
 from apps.server.views import game_view, past_view
 from solver.errors import RequestError
 
@@ -55,6 +57,13 @@ async def new_game(request: Request) -> Response:
                                       bot=data.get("bot", DEFAULT_BOT), seed=data.get("seed"),
                                       variant=data.get("variant", "full"))
     return view(game)
+
+
+async def games(request: Request) -> Response:
+    """Every game kept on this server, the most recent first, so that a full
+    cap is never a lock-out: resume one (GET its view) or close it."""
+    return JSONResponse({"games": store_of(request).listing(),
+                         "max_games": request.app.state.limits.max_games})
 
 
 async def load(request: Request) -> Response:
@@ -88,7 +97,7 @@ async def bot(request: Request) -> Response:
 
 async def hint(request: Request) -> Response:
     game = game_of(request)
-    return JSONResponse(await store_of(request).hint(game))
+    return JSONResponse(await while_connected(request, store_of(request).hint(game)))
 
 
 async def undo(request: Request) -> Response:
@@ -151,6 +160,7 @@ async def close(request: Request) -> Response:
 
 G = "/api/games/{gid}"
 routes = [
+    Route("/api/games", games, methods=["GET"]),
     Route("/api/games", new_game, methods=["POST"]),
     Route("/api/games/load", load, methods=["POST"]),
     Route(G, get_game, methods=["GET"]),

@@ -110,7 +110,7 @@ def deck_schedule(cfg, turn: int) -> tuple[list[int], list[int]]:
     """Per side: cards left in the deck after the draws of ``turn``, and cards
     drawn in that turn's draw step.  Decks lose cards only to draws (a redraw
     puts back and draws the same number, R5), so both are forced (R3, R28)."""
-    _, _, draw, _, _, _, _, setup, _ = cfg.key
+    _, turns, draw, _, _, _, _, setup, _ = cfg.key
     setup = dict(setup)
     present = cfg.present
     deck = [0, 0]
@@ -119,7 +119,7 @@ def deck_schedule(cfg, turn: int) -> tuple[list[int], list[int]]:
         if present[g] and setup.get(card.number, "hand" if card.start else "deck") == "deck":
             deck[card.side_id] += 1
     drawn = [0, 0]
-    for _ in range(turn):
+    for _ in range(max(0, min(turn, turns))):  # bounded whatever turn a file names
         for side in (0, 1):
             drawn[side] = min(draw, deck[side])
             deck[side] -= drawn[side]
