@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -73,14 +74,16 @@ async def play(client: httpx.AsyncClient, seed: int, server_ms: list[float],
     return clicks
 
 
-async def load(url: str, games: int, seed: int) -> dict:
+async def load(url: str, games: int, seed: int, token: str | None) -> dict:
     server_ms: list[float] = []
     cpu_ms: list[float] = []
     client_ms: list[float] = []
     load_before = os.getloadavg()[0]
     # keep-alive shorter than uvicorn's 5 s, so no request goes out on a closing connection
     limits = httpx.Limits(keepalive_expiry=1.0)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits,
+                                 headers=headers) as client:
         t0 = time.perf_counter()
         clicks = await asyncio.gather(*(play(client, seed + k, server_ms, cpu_ms, client_ms)
                                         for k in range(games)))
@@ -113,13 +116,20 @@ def main(argv: list[str] | None = None) -> int:
                                    "--data", data], stderr=log)
         try:
             url = f"http://127.0.0.1:{port}"
-            for _ in range(300):  # until it answers
+            token = None
+            for _ in range(300):  # until it prints its address (with the token) and answers
+                log.seek(0)
+                found = re.search(r"\?token=([A-Za-z0-9_-]+)", log.read())
+                token = found.group(1) if found else None
                 try:
-                    httpx.get(url + "/api/bots", timeout=1)
-                    break
+                    if token:
+                        httpx.get(url + "/api/bots", timeout=1,
+                                  headers={"Authorization": f"Bearer {token}"})
+                        break
                 except httpx.TransportError:
-                    time.sleep(0.1)
-            result = asyncio.run(load(url, args.games, args.seed))
+                    pass
+                time.sleep(0.1)
+            result = asyncio.run(load(url, args.games, args.seed, token))
         except BaseException:
             log.seek(0)
             print("the server's messages:\n" + log.read()[-3000:], file=sys.stderr)

@@ -29,6 +29,7 @@ import httpx
 from playwright.sync_api import sync_playwright
 
 from apps.server.app import create_app
+from apps.server.guard import Access
 from apps.server.games import Limits
 from apps.server.harness import launch_chromium, serve_in_thread
 
@@ -80,9 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:
-        app = create_app(data, Limits(review_iterations=300))
-        with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=600) as client, \
+        access = Access()  # the server's token, as `serve` makes one
+        app = create_app(data, Limits(review_iterations=300), access=access)
+        with serve_in_thread(app) as base, \
+                httpx.Client(base_url=base, timeout=600,
+                             headers={"Authorization": f"Bearer {access.token}"}) as client, \
                 sync_playwright() as p:
+            url = f"{base}?token={access.token}"  # the address `serve` prints
             if args.only == "board":
                 browser = launch_chromium(p)
                 board_shot(browser, url, out)

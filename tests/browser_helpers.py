@@ -12,18 +12,24 @@ import pytest
 
 from apps.server.app import create_app
 from apps.server.games import Limits
+from apps.server.guard import Access
 from apps.server.harness import launch_chromium, serve_in_thread
 
 
 def server_fixture(folder: str):
     """A module-scoped ``server`` fixture: the app on a data folder named
-    ``folder`` under pytest's temporary directory, served in a thread;
-    yields {"url", "app"}."""
+    ``folder`` under pytest's temporary directory, behind its guard (a
+    token), served in a thread; yields {"url", "app", "token"}, ``url`` the
+    address `serve` prints (with the token, which the page trades for its
+    cookie)."""
     @pytest.fixture(scope="module")
     def server(tmp_path_factory):
-        app = create_app(tmp_path_factory.mktemp(folder), Limits(review_iterations=30))
-        with serve_in_thread(app) as url:
-            yield {"url": url, "app": app}
+        access = Access()
+        app = create_app(tmp_path_factory.mktemp(folder), Limits(review_iterations=30),
+                         access=access)
+        with serve_in_thread(app) as base:
+            yield {"url": f"{base}?token={access.token}", "base": base, "app": app,
+                   "token": access.token}
     return server
 
 

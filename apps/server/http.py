@@ -71,6 +71,7 @@ async def while_connected(request: Request, work: Any) -> Any:
                 return task.result()
             if await request.is_disconnected():
                 task.cancel()
+                await asyncio.gather(task, return_exceptions=True)  # out of the queue now
                 raise RequestError("the client went away: the search was called off")
     finally:
         if not task.done():
