@@ -7,9 +7,9 @@ data folder), then plays ``--games`` games against the ``random`` bot at the
 same time from one asyncio client: every human decision is a click (POST
 /action, a seeded random legal action), every bot move a POST /bot.  The
 figure is the server's own time per click, from the ``Server-Timing``
-header of /action (apply the action, narrate it, serialise the autosave,
-build the new view; the bot's thinking is another request and is not in
-it); the time the client saw (with HTTP and the queue of 20 games on one
+header of /action (apply the action, narrate it, write the game to disk
+and fsync it before answering, build the new view; the bot's thinking is
+another request and is not in it), with the save's own share; the time the client saw (with HTTP and the queue of 20 games on one
 event loop) is reported beside it, and so is the CPU time of the click
 (the handler's thread time, which a busy shared machine does not inflate)
 with the load average before and after.  Median and 99th percentile are
@@ -50,7 +50,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def play(client: httpx.AsyncClient, seed: int, server_ms: list[float],
-               cpu_ms: list[float], client_ms: list[float]) -> int:
+               cpu_ms: list[float], client_ms: list[float], save_ms: list[float]) -> int:
     rng = random.Random(seed)
     view = (await client.post("/api/games", json={"bot": "random", "seed": seed,
                                                   "side": SIDES[seed % 2]})).json()
@@ -68,6 +68,7 @@ async def play(client: httpx.AsyncClient, seed: int, server_ms: list[float],
                           res.headers["server-timing"].split(","))
             server_ms.append(float(timing["click"]))
             cpu_ms.append(float(timing["cpu"]))
+            save_ms.append(float(timing["save"]))
             clicks += 1
         res.raise_for_status()
         view = res.json()
@@ -78,6 +79,7 @@ async def load(url: str, games: int, seed: int, token: str | None) -> dict:
     server_ms: list[float] = []
     cpu_ms: list[float] = []
     client_ms: list[float] = []
+    save_ms: list[float] = []
     load_before = os.getloadavg()[0]
     # keep-alive shorter than uvicorn's 5 s, so no request goes out on a closing connection
     limits = httpx.Limits(keepalive_expiry=1.0)
@@ -85,8 +87,8 @@ async def load(url: str, games: int, seed: int, token: str | None) -> dict:
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits,
                                  headers=headers) as client:
         t0 = time.perf_counter()
-        clicks = await asyncio.gather(*(play(client, seed + k, server_ms, cpu_ms, client_ms)
-                                        for k in range(games)))
+        clicks = await asyncio.gather(*(play(client, seed + k, server_ms, cpu_ms, client_ms,
+                                             save_ms) for k in range(games)))
         wall = time.perf_counter() - t0
     return {
         "games_at_once": games, "clicks": len(server_ms), "clicks_per_game": clicks,
@@ -96,6 +98,8 @@ async def load(url: str, games: int, seed: int, token: str | None) -> dict:
                       "max": round(max(server_ms), 3)},
         "server_cpu_ms": {"median": round(statistics.median(cpu_ms), 3),
                           "p99": round(percentile(cpu_ms, 0.99), 3)},
+        "save_ms": {"median": round(statistics.median(save_ms), 3),
+                    "p99": round(percentile(save_ms, 0.99), 3)},
         "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "client_ms": {"median": round(statistics.median(client_ms), 3),
                       "p99": round(percentile(client_ms, 0.99), 3)},
@@ -139,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
             server.wait(10)
     out = Path(args.out)
     data = json.loads(out.read_text()) if out.exists() else {}
-    data["clicks"] = {"what": "server time per click (POST /action: apply, narration, autosave "
-                              "text, new view; bot thinking excluded), games against random "
-                              "played at once through HTTP", **result, "meta": _meta(),
+    data["clicks"] = {"what": "server time per click (POST /action: apply, narration, the "
+                              "game written to disk and fsync'ed before the answer, whose "
+                              "share is save_ms, the new view; bot thinking excluded), games "
+                              "against random played at once through HTTP", **result,
+                      "meta": _meta(),
                       "command": "python benchmarks/serve_load.py --games "
                                  f"{args.games} --seed {args.seed}"}
     write_json(data, out)

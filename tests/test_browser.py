@@ -168,6 +168,23 @@ def test_save_reload_load_same_position(page, server, tmp_path):
         {k: view[k] for k in ("zones", "hand", "log")}
 
 
+def test_the_new_game_dialog_lists_the_other_games_to_resume_or_close(page, server):
+    view = start(page, server, seed=21)
+    store = server["app"].state.store
+    others = [store.new_game(side="german", bot="random", seed=s) for s in (22, 23)]
+    page.click("#btn-new")
+    page.wait_for_selector(f'#games-list li[data-game="{others[1].id}"]')
+    assert "German against random, turn 1" in page.inner_text("#games-list")
+    assert page.locator(f'#games-list li[data-game="{view["id"]}"]').count() == 0  # this one
+    page.click(f'#games-list li[data-game="{others[0].id}"] button.close')
+    page.wait_for_selector(f'#games-list li[data-game="{others[0].id}"]', state="detached")
+    assert others[0].id not in {g["id"] for g in store.listing()}
+    page.click(f'#games-list li[data-game="{others[1].id}"] button.resume')
+    page.wait_for_function("id => window.wildhorn.view && window.wildhorn.view.id === id",
+                           arg=others[1].id)
+    assert settled(page)["you"] == "german"
+
+
 def test_a_bad_upload_shows_its_error(page, server):
     view = start(page, server, seed=9)
     page.set_input_files("#file-load", files=[{"name": "broken.json", "mimeType": "application/json",

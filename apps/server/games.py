@@ -154,6 +154,7 @@ class ServerGame:
         self.review: dict[str, Any] | None = None
         self.review_task: asyncio.Future | None = None
         self.save_error: str | None = None             # the last autosave that failed
+        self.save_ms = 0.0                             # the last save's time (Server-Timing)
 
     def check_version(self, version: Any) -> None:
         if version != self.record.version():
@@ -296,9 +297,11 @@ class GameStore:
     def autosave(self, game: ServerGame) -> None:
         """Writes the game to disk now (atomically, fsync'ed); a failure is
         kept on the game (its view shows it) and the game stays in memory."""
+        start = time.perf_counter()
         try:
             game.record.save(str(self.path(game.id)))
             game.save_error = None
+            game.save_ms = 1000 * (time.perf_counter() - start)
         except SerializationError as err:
             game.save_error = (f"the game could not be saved ({err}); it goes on in memory, "
                                f"but a restart would lose the moves since the last save")

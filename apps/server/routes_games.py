@@ -83,9 +83,11 @@ async def action(request: Request) -> Response:
         raise RequestError("expected {\"action\": id, \"version\": the view's version}")
     store_of(request).act(game, data["action"], data["version"])
     response = view(game, request)
-    # the server's time for the click (apply, narration, the save on disk, the new view)
+    # the server's time for the click (apply, narration, the save on disk, the
+    # new view), its CPU time, and the save's share (written and fsync'ed)
     response.headers["Server-Timing"] = (f"click;dur={1000 * (time.perf_counter() - t0):.3f}, "
-                                         f"cpu;dur={1000 * (time.thread_time() - cpu0):.3f}")
+                                         f"cpu;dur={1000 * (time.thread_time() - cpu0):.3f}, "
+                                         f"save;dur={game.save_ms:.3f}")
     return response
 
 
