@@ -342,8 +342,9 @@ class GameStore:
             raise RequestError(f"variant: {err}") from None
         return self._add(record)
 
-    def upload(self, data: Any, name: str = "upload") -> ServerGame:
-        """A game from an uploaded save file (the reader's message if bad)."""
+    def read_upload(self, data: Any, name: str = "upload") -> GameRecord:
+        """The game of an uploaded save file, replayed and checked (the
+        reader's message if bad); CPU work, run off the event loop."""
         try:
             record = record_from_json(data, name, card_sets=False)
             record.bot.capped(self.limits)
@@ -351,6 +352,14 @@ class GameStore:
             raise RequestError(f"{name}: not a usable saved game: bot: {err}") from None
         except SerializationError as err:
             raise RequestError(str(err)) from None
+        return record
+
+    def upload(self, data: Any, name: str = "upload") -> ServerGame:
+        """A game from an uploaded save file (the reader's message if bad)."""
+        return self._add(self.read_upload(data, name))
+
+    def add(self, record: GameRecord) -> ServerGame:
+        """Keeps a game read elsewhere (:meth:`read_upload`) under a new id."""
         return self._add(record)
 
     def close(self, gid: str) -> None:

@@ -23,6 +23,7 @@ import json
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -98,8 +99,10 @@ async def board_stop(request: Request) -> Response:
 
 async def board_import(request: Request) -> Response:
     data = await read_body(request)
-    return JSONResponse(board.import_file(data, request.query_params.get("side"),
-                                          upload_name(request)))
+    # a saved game is replayed to be read: CPU work, in a thread
+    return JSONResponse(await run_in_threadpool(board.import_file, data,
+                                                request.query_params.get("side"),
+                                                upload_name(request)))
 
 
 async def board_export(request: Request) -> Response:

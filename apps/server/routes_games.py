@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -68,7 +69,10 @@ async def games(request: Request) -> Response:
 
 async def load(request: Request) -> Response:
     data = await read_body(request)
-    return view(store_of(request).upload(data, upload_name(request)))
+    store = store_of(request)
+    # the replay of a whole game is CPU work: in a thread, the event loop goes on
+    record = await run_in_threadpool(store.read_upload, data, upload_name(request))
+    return view(store.add(record))
 
 
 async def get_game(request: Request) -> Response:
