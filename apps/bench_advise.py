@@ -36,8 +36,7 @@ from typing import Any, Callable
 
 from apps.advise import DEFAULT_TIME, advise
 from bots import make_bot
-from solver import __version__
-from solver._core import Core
+from solver import Core, __version__
 from solver.state_io import load, write_random_states
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from solver._core import CoreConfig
+from solver import CoreConfig
 from solver.cards import CardSet
 
 KINDS = {"unit": "Unit", "support": "Support", "action": "Action", "immediate": "Immediate"}

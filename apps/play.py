@@ -48,7 +48,7 @@ from apps.record import (DEFAULT_BOT, HINT_ITERATIONS, GameRecord, bot_request, 
                          hint_search, hint_seed, new_record, read_save)
 from bots.registry import available_cores
 from bots.spec import BotSpec
-from solver._core import Core
+from solver import Core
 from solver.errors import ParameterError, SerializationError
 from solver.vocabulary import SIDE_TITLES
 from solver.vocabulary import SIDES as VOCAB_SIDES

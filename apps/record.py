@@ -47,11 +47,8 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.narration import Kind, Narrator
-from bots import BotSpecError
-from bots._inference import Observations
-from bots.base import SearchBot
-from bots.spec import BotSpec
-from solver._core import Core, CoreConfig
+from bots import BotSpec, BotSpecError, Observations, SearchBot
+from solver import Core, CoreConfig
 from solver._jsonio import find_problem, loads, read_bounded
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
                            StaleActionError, WildhornError, describe_value, label, one_line)

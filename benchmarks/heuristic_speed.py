@@ -35,7 +35,7 @@ import bots.heuristic
 from bots.base import RandomBot
 from bots.heuristic import HeuristicBot
 from solver.cards import load_card_set
-from solver._core import Core, CoreConfig
+from solver import Core, CoreConfig
 from apps.bench import _meta, write_json
 
 

@@ -24,8 +24,7 @@ from pathlib import Path
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots._inference import POOL, Observations
-from bots._ismcts import ISMCTS
+from bots import ISMCTS, POOL, Observations
 from bots.heuristic import HeuristicBot
 
 

@@ -18,8 +18,7 @@ import sys
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots._ismcts import ISMCTS
-from bots._oos import OOS
+from bots import ISMCTS, OOS
 from apps.bench import _meta, _midgame, _opening, write_json
 
 

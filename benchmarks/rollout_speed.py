@@ -20,7 +20,7 @@ import sys
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots._ismcts import ISMCTS
+from bots import ISMCTS
 from apps.bench import _meta, _midgame, _opening, write_json
 
 ROLLOUTS = ("random", "informed", "heuristic", "heuristic-pure")

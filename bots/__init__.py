@@ -10,8 +10,22 @@ drives the parsing (:func:`parse_spec`), the bots' construction
 ``wildhorn-solve bots``).
 """
 
-from bots.base import Bot
+from bots import _budget
+from bots._inference import POOL, Observations
+from bots._ismcts import ISMCTS
+from bots._oos import OOS
+from bots.base import Bot, SearchBot
 from bots.registry import BOTS, SEARCH_BOTS, make_bot, parse_spec, spec_help
+from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "Bot", "BotSpecError", "SEARCH_BOTS", "make_bot", "parse_spec", "spec_help"]
+__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "OOS", "Observations", "POOL",
+           "SEARCH_BOTS", "SearchBot", "make_bot", "parse_spec", "report_progress",
+           "spec_help"]
+
+
+def report_progress(callback) -> None:
+    """Calls ``callback(n)`` with every ``n`` iterations a search in this
+    process has done (None: stop); the web server's search processes set it
+    to show an analysis's progress."""
+    _budget.progress = callback

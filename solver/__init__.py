@@ -2,7 +2,11 @@
 
 ``import solver`` registers the OpenSpiel game ``wildhorn`` (see
 :mod:`solver.game`).  Public surface: :func:`load_card_set`, the game classes,
-``decode_action``/``encode_action`` and the errors of :mod:`solver.errors`.
+the core's position and configuration (``Core``, ``CoreConfig``, built in
+Cython: ``solver/_core.pxd`` is their C interface), ``decode_action``/
+``encode_action``, the tree measures ``playout_stats``/``tree_size``, the
+errors of :mod:`solver.errors`, and the modules ``state_io`` (state files),
+``vocabulary`` (the game's words) and ``jsonio`` (bounded, strict JSON input).
 """
 
 __version__ = "0.1.0"
@@ -16,12 +20,14 @@ from solver.errors import (  # noqa: E402
     WildhornError,
 )
 from solver.cards import load_card_set  # noqa: E402
-from solver._core import decode_action, encode_action  # noqa: E402
+from solver._core import CARDS_PER_SIDE, Core, CoreConfig, decode_action, encode_action  # noqa: E402,E501
+from solver._tree import playout_stats, tree_size  # noqa: E402
 from solver.game import WildhornGame, WildhornState, make_config  # noqa: E402
 from solver import state_io  # noqa: E402,F401  (registers the position checks of deserialize_state)
 
 __all__ = [
-    "__version__", "load_card_set", "decode_action", "encode_action",
+    "__version__", "load_card_set", "decode_action", "encode_action", "Core", "CoreConfig",
+    "CARDS_PER_SIDE", "playout_stats", "tree_size",
     "WildhornGame", "WildhornState", "make_config", "WildhornError", "CardSetError",
     "IllegalActionError", "ParameterError", "SerializationError", "StateFormatError",
 ]

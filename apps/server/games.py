@@ -31,12 +31,12 @@ import pyspiel
 from apps.record import (DEFAULT_BOT, GameRecord, bot_request, bot_search, hint_search,
                          hint_seed, iter_decisions, new_record, read_save, record_from_json,
                          review_search, review_seed)
-from bots import BotSpecError, _budget
+from bots import BotSpecError, report_progress
 from bots.registry import available_cores
 from bots.spec import BotSpec
 from solver.errors import (BusyError, ParameterError, RequestError, SerializationError,
                            StaleActionError, UnknownGameError)
-from solver._core import Core
+from solver import Core
 from solver.vocabulary import SIDES
 
 ID_BYTES = 18  # secrets.token_urlsafe(18): 24 characters, 144 random bits
@@ -67,7 +67,7 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple, counter: Any = None) 
         def count(n: int) -> None:
             with counter.get_lock():
                 counter.value += n
-        _budget.progress = count
+        report_progress(count)
     try:
         conn.send(("ok", fn(*args)))
     except BaseException as err:  # reported to the server as a one-line message

@@ -13,7 +13,7 @@ from typing import Any
 from apps.narration import pending_figures, pending_text
 from apps.record import GameRecord
 from apps.server.games import ServerGame
-from solver._core import Core, decode_action
+from solver import Core, decode_action
 from solver.errors import RequestError
 from solver.vocabulary import HOMES, SIDES, TABLE_ORDER, ZONE_PLACES
 from solver.vocabulary import SIDE_TITLES as TITLES
