@@ -205,7 +205,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         summary = tournament.run(specs, fmt=args.format, games=args.games, jobs=args.jobs,
                                  seed=args.seed, out=args.out, sprt_text=args.sprt,
                                  progress=tournament.progress_for(sys.stdout),
-                                 backend=args.backend, address=args.address)
+                                 backend=args.backend, address=args.address,
+                                 chance=args.chance)
     except tournament.TournamentInterrupted as stop:
         s = stop.summary
         print(f"interrupted after {s['games']} of {s['scheduled_games']} games; standings of "
@@ -389,7 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output folder (default ./tournament); one run at a time per "
                            "folder, a second is refused")
     tour.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-                      help="stop a two-bot match when an SPRT accepts a hypothesis")
+                      help="stop a two-bot match when a GSPRT on deal pairs accepts a "
+                           "hypothesis")
+    tour.add_argument("--chance", choices=("keyed", "sequential"), default=None,
+                      help="where chance outcomes come from: keyed (each deck, Rocket deck "
+                           "and die keyed by what it is: common random numbers; default for "
+                           "a new folder) or sequential (one generator in order, the scheme "
+                           "of folders written before keyed existed); a folder keeps its own")
     tour.set_defaults(func=_cmd_tournament)
     return parser
 

@@ -7,7 +7,6 @@ order, so the files do not depend on ``--jobs`` or the backend.
 
 from __future__ import annotations
 
-import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Iterator, Sequence
@@ -15,6 +14,7 @@ from typing import Any, Iterator, Sequence
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
+from apps.tournament.chance import make_stream
 from apps.tournament.scheduling import GameTask, derive
 from apps.tournament.store import close_inherited_locks
 from bots import make_bot
@@ -30,19 +30,19 @@ _GAME = None
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game; the chance outcomes come from random.Random(deal_seed)."""
+    """Play one game; the chance outcomes come from the task's chance scheme
+    on its deal seed (:mod:`apps.tournament.chance`)."""
     global _GAME
     if _GAME is None:
         _GAME = pyspiel.load_game("wildhorn")
     specs = (task.polish, task.german)
     bots = [make_bot(specs[p], p, derive("bot", task.deal_seed, p)) for p in (0, 1)]
-    rng = random.Random(task.deal_seed)
+    chance = make_stream(task.chance, task.deal_seed)
     state = _GAME.new_initial_state()
     seconds, moves, values = [0.0, 0.0], [0, 0], []
     while not state.is_terminal():
         if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
+            state.apply_action(chance.sample(state))
             continue
         player = state.current_player()
         t0 = time.perf_counter()
