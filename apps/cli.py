@@ -198,6 +198,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_engine(args: argparse.Namespace) -> int:
+    from apps.engine import serve
+    return serve(args.bot, sys.stdin, sys.stdout)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
     specs += [s.strip() for s in args.bot or [] if s.strip()]
@@ -353,6 +358,14 @@ def build_parser() -> argparse.ArgumentParser:
                                      "results/cfr-tiny.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
+
+    engine = sub.add_parser(
+        "engine", help="play one bot through the engine protocol on stdin/stdout",
+        description="Speak the engine protocol (JSON lines, docs/engine-protocol.md) on "
+                    "standard input and output, playing the bot SPEC: a tournament plays it "
+                    "as --bot \"cmd:wildhorn-solve engine --bot SPEC\" (from any install).")
+    engine.add_argument("--bot", required=True, help="bot spec, see `wildhorn-solve bots`")
+    engine.set_defaults(func=_cmd_engine)
 
     tour = sub.add_parser(
         "tournament", help="bot-vs-bot games with Elo ratings, SPRT and resume",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from apps.engine import external_command, is_external
 from apps.tournament import report, store
 from apps.tournament.chance import check_scheme
 from apps.tournament.execution import BACKENDS, make_backend, results_in_order
@@ -78,7 +79,10 @@ def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: s
     if len(set(bots)) != len(bots):
         raise ParameterError("--bots: each bot spec may appear only once")
     for spec in bots:
-        parse_spec(spec)
+        if is_external(spec):
+            external_command(spec)
+        else:
+            parse_spec(spec)
     if fmt == "self-play":
         if games <= 0:
             raise ParameterError(f"--games: expected a positive number of games, got {games}")
