@@ -97,7 +97,9 @@ def describe(rows: list[dict], a: str, b: str) -> dict:
 
 
 def bootstrap(seq: np.ndarray, keyed: np.ndarray, samples: int, seed: int) -> dict:
-    """95% percentile intervals of the three ratios, resampling each folder's pairs."""
+    """95% percentile intervals of the three ratios, resampling each folder's
+    pairs (a resample where one bot won every game has no width by game and
+    is left out)."""
     rng = np.random.default_rng(seed)
     out = {"target_ratio": [], "crn_ratio": [], "pairs_ratio": []}
     for _ in range(samples):
@@ -105,6 +107,8 @@ def bootstrap(seq: np.ndarray, keyed: np.ndarray, samples: int, seed: int) -> di
         k = keyed[rng.integers(0, len(keyed), len(keyed))]
         seq_game, seq_pair, keyed_pair = (elo_width_by_game(s), elo_width_by_pair(s),
                                           elo_width_by_pair(k))
+        if seq_game == 0:           # a resample where one bot won every game
+            continue
         out["target_ratio"].append(keyed_pair / seq_game)
         out["crn_ratio"].append(keyed_pair / seq_pair)
         out["pairs_ratio"].append(seq_pair / seq_game)
@@ -141,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = {k: first_pairs(r, a, b, pairs) for k, (_, r) in loaded.items()}
     figures = {k: describe(rows[k], a, b) for k in rows}
+    if any(f["score"] in (0, 1) for f in figures.values()):
+        print("a bot won every game of a folder: the intervals by game are empty, "
+              "there is no width to compare", file=sys.stderr)
+        return 2
     seq_game = figures["sequential"]["by_game"]["elo_width"]
     seq_pair = figures["sequential"]["by_pair"]["elo_width"]
     keyed_pair = figures["keyed"]["by_pair"]["elo_width"]

@@ -222,3 +222,30 @@ def test_an_old_folder_resumes_with_the_sequential_scheme(tmp_path):
     assert "chance" not in json.loads((old / "tournament.json").read_text())
     with pytest.raises(ParameterError, match="played with --chance sequential, not keyed"):
         T.run(bots, games=6, seed=2, out=str(old), chance="keyed", **quiet)
+
+
+@pytest.mark.slow
+def test_crn_width_script_compares_one_match_played_both_ways(tmp_path):
+    from tournament_helpers import benchmark_script
+    crn_width = benchmark_script("crn_width")
+    quiet = {"echo": lambda _: None}
+    bots = ["ismcts:iterations=3", "random"]
+    for scheme in ("sequential", "keyed"):
+        T.run(bots, games=12, seed=4, out=str(tmp_path / scheme), chance=scheme, **quiet)
+    out = tmp_path / "w.json"
+    assert crn_width.main(["--sequential", str(tmp_path / "sequential"), "--keyed",
+                           str(tmp_path / "keyed"), "--bootstrap", "20",
+                           "--out", str(out)]) == 0
+    w = json.loads(out.read_text())
+    assert w["pairs"] == 6 and w["games"] == 12
+    widths = {k: w[k]["by_pair"]["elo_width"] for k in ("sequential", "keyed")}
+    assert w["crn_ratio"] == pytest.approx(widths["keyed"] / widths["sequential"])
+    assert w["target_met"] == (w["target_ratio"] <= 0.75)
+    # the folders must be the same match, each with the scheme it is given as
+    assert crn_width.main(["--sequential", str(tmp_path / "keyed"), "--keyed",
+                           str(tmp_path / "keyed"), "--out", str(out)]) == 2
+    T.run(["heuristic", "random"], games=4, seed=4, out=str(tmp_path / "h"), **quiet)
+    T.run(["heuristic", "random"], games=4, seed=4, out=str(tmp_path / "s"),
+          chance="sequential", **quiet)
+    assert crn_width.main(["--sequential", str(tmp_path / "s"), "--keyed",
+                           str(tmp_path / "h"), "--out", str(out)]) == 2   # no width
