@@ -31,7 +31,7 @@ from importlib import resources
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from apps import bench, bench_cfr
+from apps import bench, bench_cfr, engine
 from apps import play as play_app
 from apps import tournament
 from apps import bench_advise
@@ -199,8 +199,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_engine(args: argparse.Namespace) -> int:
-    from apps.engine import serve
-    return serve(args.bot, sys.stdin, sys.stdout)
+    return engine.serve(args.bot, sys.stdin, sys.stdout)
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
@@ -359,13 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
 
-    engine = sub.add_parser(
+    eng = sub.add_parser(
         "engine", help="play one bot through the engine protocol on stdin/stdout",
         description="Speak the engine protocol (JSON lines, docs/engine-protocol.md) on "
                     "standard input and output, playing the bot SPEC: a tournament plays it "
                     "as --bot \"cmd:wildhorn-solve engine --bot SPEC\" (from any install).")
-    engine.add_argument("--bot", required=True, help="bot spec, see `wildhorn-solve bots`")
-    engine.set_defaults(func=_cmd_engine)
+    eng.add_argument("--bot", required=True, help="bot spec, see `wildhorn-solve bots`")
+    eng.set_defaults(func=_cmd_engine)
 
     tour = sub.add_parser(
         "tournament", help="bot-vs-bot games with Elo ratings, SPRT and resume",

@@ -150,3 +150,14 @@ def test_an_engine_that_dies_or_stalls_or_plays_illegally_is_named(tmp_path):
         EngineBot("cmd:/nonexistent/engine", 0, 1, GAME)
     with pytest.raises(ParameterError, match="expected a command"):
         external_command("cmd:  ")
+
+
+def test_the_engine_command_refuses_a_bad_spec_and_answers_on_stdout():
+    bad = subprocess.run([sys.executable, "-m", "apps.cli", "engine", "--bot", "nonsense"],
+                         input="", capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown bot 'nonsense'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    ok = subprocess.run([sys.executable, "-m", "apps.cli", "engine", "--bot", "random"],
+                        input='{"type": "hello", "protocol": 1}\n{"type": "quit"}\n',
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["type"] == "hello"
