@@ -73,17 +73,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bot", default="heuristic", help="the bot on both sides")
     ap.add_argument("--deals", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--schemes", default=",".join(SCHEMES),
+                    help="the chance schemes to measure (default: both)")
     ap.add_argument("--out", help="output file")
     args = ap.parse_args(argv)
     if args.deals < 4:
         print("--deals: expected at least 4", file=sys.stderr)
+        return 2
+    schemes = [s for s in args.schemes.split(",") if s]
+    if not schemes or any(s not in SCHEMES for s in schemes):
+        print(f"--schemes: expected some of {', '.join(SCHEMES)}", file=sys.stderr)
         return 2
     game = pyspiel.load_game("wildhorn")
     out = {"bot": args.bot, "seed": args.seed, "schemes": {},
            "command": "python benchmarks/luck_share.py " + " ".join(
                argv if argv is not None else sys.argv[1:])}
     t0 = time.time()
-    for scheme in SCHEMES:
+    for scheme in schemes:
         results = np.array([[polish_wins(game, args.bot, derive("deal", args.seed, d), r, scheme)
                              for r in (0, 1)] for d in range(args.deals)])
         out["schemes"][scheme] = share(results)
