@@ -128,7 +128,7 @@ class KeyedChance:
         self.rolls = [0, 0]                              # dice rolled so far, per side
 
     def sample(self, state: Any) -> int:
-        core = state.core
+        core = getattr(state, "core", state)     # a pyspiel state or a Core
         outcomes = [a for a, _ in state.chance_outcomes()]
         phase = core.phase
         if phase == _DRAW:
