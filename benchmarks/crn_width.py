@@ -21,6 +21,10 @@ widths:
   adds to the statistics by pair);
 * ``pairs_ratio``: sequential by pair / sequential by game.
 
+``score_ratios`` holds the same three ratios of the score intervals (the Elo
+map stretches an interval more the further the score is from 1/2, so the
+Elo ratios also carry the two runs' different scores).
+
 Each ratio has a 95% percentile interval from resampling each folder's pairs
 with replacement (``--bootstrap`` samples, seeded).  Writes ``--out``.
 """
@@ -84,10 +88,12 @@ def describe(rows: list[dict], a: str, b: str) -> dict:
     lo, hi = max(p - half, 0.0), min(p + half, 1.0)
     return {"pairs": len(scores), "games": games, "score": p,
             "pentanomial": by_pair["pentanomial"],
-            "by_game": {"score_ci95": [lo, hi], "elo": elo_of_score(p),
+            "by_game": {"score_ci95": [lo, hi], "score_width": hi - lo, "elo": elo_of_score(p),
                         "elo_ci95": [elo_of_score(lo), elo_of_score(hi)],
                         "elo_width": elo_width_by_game(scores)},
-            "by_pair": {"score_ci95": by_pair["score_ci95"], "elo": by_pair["elo"],
+            "by_pair": {"score_ci95": by_pair["score_ci95"],
+                        "score_width": by_pair["score_ci95"][1] - by_pair["score_ci95"][0],
+                        "elo": by_pair["elo"],
                         "elo_ci95": by_pair["elo_ci95"],
                         "elo_width": elo_width_by_pair(scores),
                         "variance_per_pair": by_pair["variance_per_pair"]},
@@ -162,6 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         "target_ratio": target, "crn_ratio": keyed_pair / seq_pair,
         "pairs_ratio": seq_pair / seq_game,
         "games_factor": 1 / target ** 2,
+        # the same ratios of the score intervals (the Elo map stretches an
+        # interval more the further the score is from 1/2)
+        "score_ratios": {
+            "target_ratio": figures["keyed"]["by_pair"]["score_width"]
+            / figures["sequential"]["by_game"]["score_width"],
+            "crn_ratio": figures["keyed"]["by_pair"]["score_width"]
+            / figures["sequential"]["by_pair"]["score_width"],
+            "pairs_ratio": figures["sequential"]["by_pair"]["score_width"]
+            / figures["sequential"]["by_game"]["score_width"]},
         "target": 0.75, "target_met": target <= 0.75,
         "ci95": bootstrap(np.array(pair_scores(rows["sequential"], a, b)),
                           np.array(pair_scores(rows["keyed"], a, b)), args.bootstrap,
