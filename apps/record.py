@@ -658,8 +658,9 @@ def _rng_field(data: dict, at: str) -> tuple:
         top = _RNG_WORDS if i == _RNG_WORDS - 1 else 2**32 - 1
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= top:
             raise _Bad(f"{at}[1][{i}]", f"expected an integer 0..{top}, got {describe_value(word)}")
-    if not any(value[1][:-1]):
-        raise _Bad(at, "a degenerate random state (every word zero)")
+    if not value[1][0] & 0x80000000 and not any(value[1][1:-1]):
+        # Mersenne Twister uses only the top bit of its first word: zeros forever
+        raise _Bad(at, "a degenerate random state (every word zero but unused bits)")
     gauss = value[2]
     if gauss is not None and not _number(gauss):
         raise _Bad(f"{at}[2]", f"expected null or a number, got {describe_value(gauss)}")
