@@ -35,9 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import random
-import tempfile
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterator, NoReturn
@@ -53,6 +51,7 @@ from bots.base import SearchBot
 from bots.spec import BotSpec
 from solver._core import Core, CoreConfig
 from solver._jsonio import find_problem, loads, read_bounded
+from solver._jsonio import write_atomic as _write_atomic  # the one writer of user files
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
                            StaleActionError, WildhornError, describe_value, label, one_line)
 from solver.game import check_params
@@ -840,27 +839,8 @@ def _truncate(record: GameRecord, i: int) -> None:
 
 
 def write_atomic(path: str, data: str) -> None:
-    """Writes ``data`` to ``path`` atomically (a temporary file, fsync'ed,
-    then rename); SerializationError if it cannot."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-        raise
+    """Writes ``data`` to ``path`` atomically (SerializationError if it cannot)."""
+    _write_atomic(path, data, verb="cannot save")
 
 
 # ---- the searches a game asks for (run in the terminal's process or a child) -----

@@ -25,11 +25,11 @@ import pytest
 import solver  # noqa: F401  (registers the game)
 from apps.record import new_record, read_save, record_from_text
 from bots.spec import BotSpec
-from playouts import playout
 from solver._core import Core
-from solver.errors import SerializationError
+from solver.errors import SerializationError, WildhornError
 from solver.game import make_config
 from solver.state_io import check_position
+from playouts import playout
 
 ROOT = Path(__file__).resolve().parent.parent
 SAVES_V1 = ROOT / "tests" / "data" / "saves-v1"
@@ -239,7 +239,7 @@ def test_every_single_byte_change_is_refused_or_a_legal_position():
                     assert "\n" not in str(err)
                     refused += 1
                     continue
-                except solver.errors.WildhornError:
+                except WildhornError:
                     refused += 1
                     continue
                 problem = _oracle(changed)

@@ -18,6 +18,7 @@ every refused file under 200 MB.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -31,14 +32,16 @@ from pathlib import Path
 import pytest
 
 from apps.play import PlaySession
-from apps.record import new_record, read_save
+from apps.record import GameRecord, new_record, read_save
 from bots.spec import BotSpec
 from solver import state_io
+from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import WildhornError
 from solver.game import make_config
 from playouts import playout, spots
 from conftest import run_cli
+from test_corruption import _oracle
 
 pytestmark = pytest.mark.fuzz
 
@@ -343,9 +346,8 @@ def test_a_handful_through_the_command(seeds, tmp_path):
 
 def _played_save(seed, human, decisions):
     """The save text of a game of ``new_record`` with seeded random decisions."""
-    from apps.record import new_record as _new
     rng = random.Random(seed)
-    record = _new(human=human, bot=BotSpec.parse("random"), seed=seed)
+    record = new_record(human=human, bot=BotSpec.parse("random"), seed=seed)
     for _ in range(decisions):
         status = record.status()
         if status == "over":
@@ -356,7 +358,6 @@ def _played_save(seed, human, decisions):
 
 
 def _b64_flip(text, rng):
-    import base64
     raw = bytearray(base64.b64decode(text))
     for _ in range(rng.randint(1, 3)):
         i = rng.randrange(3, len(raw))
@@ -404,9 +405,6 @@ def _save_mutant(text, rng):
 def _replay_is_consistent(record):
     """A loaded game: its position passes every check and is the one its
     steps lead to from its start, replayed afresh."""
-    from apps.record import GameRecord
-    from solver._core import Core
-    from test_corruption import _oracle
     Core.from_bytes(record.core.config, record.core.to_bytes())
     assert _oracle(record.core) is None, _oracle(record.core)
     again = GameRecord(record.setup, record.start)
