@@ -31,7 +31,7 @@ from importlib import resources
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from apps import bench, bench_cfr
+from apps import bench, bench_cfr, engine
 from apps import play as play_app
 from apps import tournament
 from apps import bench_advise
@@ -206,6 +206,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_engine(args: argparse.Namespace) -> int:
+    return engine.serve(args.bot, sys.stdin, sys.stdout)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     specs = [s.strip() for s in (args.bots or "").split(";") if s.strip()]
     specs += [s.strip() for s in args.bot or [] if s.strip()]
@@ -213,7 +217,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         summary = tournament.run(specs, fmt=args.format, games=args.games, jobs=args.jobs,
                                  seed=args.seed, out=args.out, sprt_text=args.sprt,
                                  progress=tournament.progress_for(sys.stdout),
-                                 backend=args.backend, address=args.address)
+                                 backend=args.backend, address=args.address,
+                                 chance=args.chance)
     except tournament.TournamentInterrupted as stop:
         s = stop.summary
         print(f"interrupted after {s['games']} of {s['scheduled_games']} games; standings of "
@@ -358,6 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
 
+    eng = sub.add_parser(
+        "engine", help="play one bot through the engine protocol on stdin/stdout",
+        description="Speak the engine protocol (JSON lines, docs/engine-protocol.md) on "
+                    "standard input and output, playing the bot SPEC: a tournament plays it "
+                    "as --bot \"cmd:wildhorn-solve engine --bot SPEC\" (from any install).")
+    eng.add_argument("--bot", required=True, help="bot spec, see `wildhorn-solve bots`")
+    eng.set_defaults(func=_cmd_engine)
+
     tour = sub.add_parser(
         "tournament", help="bot-vs-bot games with Elo ratings, SPRT and resume",
         description="Play paired games between bots (each deal twice, sides swapped, same "
@@ -394,7 +407,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output folder (default ./tournament); one run at a time per "
                            "folder, a second is refused")
     tour.add_argument("--sprt", metavar="elo0=0,elo1=10,alpha=0.05,beta=0.05",
-                      help="stop a two-bot match when an SPRT accepts a hypothesis")
+                      help="stop a two-bot match when a GSPRT on deal pairs accepts a "
+                           "hypothesis")
+    tour.add_argument("--chance", choices=("keyed", "sequential"), default=None,
+                      help="where chance outcomes come from: keyed (each deck, Rocket deck "
+                           "and die keyed by what it is: common random numbers; default for "
+                           "a new folder) or sequential (one generator in order, the scheme "
+                           "of folders written before keyed existed); a folder keeps its own")
     tour.set_defaults(func=_cmd_tournament)
     return parser
 

@@ -5,16 +5,18 @@
     python benchmarks/scaling.py --report-only                 # rewrite the report from the folders
 
 For each N, a two-bot tournament through the project's runner
-(``apps.tournament.run``: paired deals, seats swapped, same chance seed)
+(``apps.tournament.run``: paired deals, seats swapped, same chance seed; a
+new folder uses the keyed chance scheme, common random numbers, and a folder
+played before it keeps the sequential one: the report names each folder's)
 between ``ismcts:iterations=2N`` and ``ismcts:iterations=N`` (the bot's
 default options otherwise, one thread: the jobs fill the cores), in
 ``results/tournaments/scaling/ismcts-2N-vs-N/``; repeating the command
 continues an interrupted run.  Then it writes ``results/scaling.md`` and
 ``results/scaling.png`` from every match folder present: the 2N bot's score
 with a 95% Wilson interval and the Elo per doubling, 400 log10(p / (1 - p)),
-with the interval mapped the same way.  (The Wilson interval treats the
-games as independent; the paired deals make it, if anything, wider than
-needed.)
+with the interval mapped the same way, and the Elo with its interval by
+deal pair (the pentanomial model, ``apps.tournament.stats``), which counts
+the two games of a deal as one observation.
 """
 from __future__ import annotations
 
@@ -31,7 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: E402,F401  (registers the game)
 from apps import tournament  # noqa: E402
-from apps.tournament.stats import elo_of_score, wilson  # noqa: E402
+from apps.tournament.scheduling import LEGACY_CHANCE  # noqa: E402
+from apps.tournament.stats import (elo_of_score, pair_scores, pair_statistics,  # noqa: E402
+                                   pentanomial, wilson)
+from apps.tournament.store import read_games  # noqa: E402
 
 DEFAULT_NS = (250, 500, 1000, 2000, 4000, 8000, 16000)
 
@@ -64,9 +69,13 @@ def rows(out: Path) -> list[dict]:
             continue
         p = k / games
         lo, hi = wilson(k, games)
+        by_pair = pair_statistics(pentanomial(pair_scores(read_games(path), strong, weak)))
         found.append({
             "n": n, "strong": strong, "weak": weak, "games": games, "wins": k, "score": p,
             "score_ci95": [lo, hi], "elo": elo(p), "elo_ci95": [elo(lo), elo(hi)],
+            "pairs": by_pair["pairs"], "pair_elo": by_pair["elo"],
+            "pair_elo_ci95": by_pair["elo_ci95"],
+            "chance": summary["parameters"].get("chance", LEGACY_CHANCE),
             "seconds_per_move_strong": summary["bots"][strong]["mean_seconds_per_move"],
             "seconds_per_move_weak": summary["bots"][weak]["mean_seconds_per_move"],
             "seed": summary["parameters"]["seed"], "folder": str(path.relative_to(ROOT))
@@ -125,17 +134,22 @@ def write_report(found: list[dict], md: Path, png: Path, command: str) -> None:
              "Each match: seat-swapped paired deals through the tournament runner, both bots "
              "with the default options (heuristic rollouts and prior, one thread). Score: the "
              "2N bot's share of wins with a 95% Wilson interval; Elo per doubling = "
-             "400 log10(p / (1 - p)), its interval the score's mapped the same way.", "",
+             "400 log10(p / (1 - p)), its interval the score's mapped the same way; "
+             "by pair: the Elo and its interval over deal pairs (pentanomial model); "
+             "chance: the folder's chance scheme (keyed: common random numbers).", "",
              "| N | 2N vs N | games | 2N wins | score (95%) | Elo per doubling (95%) "
-             "| s/move 2N | s/move N | folder |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| pairs | Elo by pair (95%) | chance | s/move 2N | s/move N | folder |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in found:
         partial = f" (of {r['scheduled']})" if r["games"] < r["scheduled"] else ""
         lines.append(
             f"| {r['n']} | {2 * r['n']} vs {r['n']} | {r['games']}{partial} | {r['wins']} "
             f"| {r['score']:.3f} [{r['score_ci95'][0]:.3f}, {r['score_ci95'][1]:.3f}] "
             f"| {r['elo']:+.0f} [{r['elo_ci95'][0]:+.0f}, {r['elo_ci95'][1]:+.0f}] "
-            f"| {r['seconds_per_move_strong']:.3f} | {r['seconds_per_move_weak']:.3f} "
+            f"| {r['pairs']} | " + ("-" if r["pair_elo"] is None else
+                                   f"{r['pair_elo']:+.0f} [{r['pair_elo_ci95'][0]:+.0f}, "
+                                   f"{r['pair_elo_ci95'][1]:+.0f}]")
+            + f" | {r['chance']} | {r['seconds_per_move_strong']:.3f} | {r['seconds_per_move_weak']:.3f} "
             f"| `{r['folder']}` |")
     missing = [n for n in DEFAULT_NS if n not in {r["n"] for r in found}]
     if missing:

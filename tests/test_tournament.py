@@ -116,15 +116,16 @@ def test_calibration():
 
 # ---- SPRT ----------------------------------------------------------------------------
 
-def test_sprt_accepts_h1_on_wins_and_h0_on_a_balanced_stream():
-    s = T.sprt([1] * 1000, elo0=0, elo1=10, alpha=0.05, beta=0.05)
-    assert s["result"] == "H1" and s["games"] < 1000 and s["llr"] >= s["upper"]
-    step = math.log((1 / (1 + 10 ** (-10 / 400))) / 0.5)
-    assert s["games"] == math.ceil(math.log(0.95 / 0.05) / step)
-    s = T.sprt([1, 0] * 500, elo0=0, elo1=200, alpha=0.05, beta=0.05)
-    assert s["result"] == "H0" and s["games"] < 1000 and s["llr"] <= s["lower"]
-    s = T.sprt([1, 0] * 2, elo0=0, elo1=10, alpha=0.05, beta=0.05)
-    assert s["result"] is None and s["games"] == 4
+def test_sprt_works_on_pairs_and_accepts_h1_on_wins_and_h0_on_a_balanced_stream():
+    s = T.sprt([2.0] * 1000, elo0=0, elo1=10, alpha=0.05, beta=0.05)
+    assert s["result"] == "H1" and s["pairs"] < 1000 and s["llr"] >= s["upper"]
+    assert s["games"] == 2 * s["pairs"] and s["pentanomial"] == [0, 0, 0, 0, s["pairs"]]
+    # the test stops at the first crossing: one pair fewer had not crossed
+    assert T.gsprt_llr([0, 0, 0, 0, s["pairs"] - 1], 0, 10) < s["upper"]
+    s = T.sprt([1.0] * 1000, elo0=0, elo1=200, alpha=0.05, beta=0.05)
+    assert s["result"] == "H0" and s["pairs"] < 1000 and s["llr"] <= s["lower"]
+    s = T.sprt([2.0, 0.0] * 2, elo0=0, elo1=10, alpha=0.05, beta=0.05)
+    assert s["result"] is None and s["pairs"] == 4 and s["games"] == 8
 
 
 @pytest.mark.slow
@@ -136,6 +137,7 @@ def test_sprt_cli_stops_early(tmp_path):
     assert summary["sprt"]["result"] == "H1"
     n = summary["sprt"]["games"]
     assert n < 100 and len(rows_of(tmp_path)) == n == summary["games"]
+    assert n == 2 * summary["sprt"]["pairs"]            # decided between deals only
     assert "H1 accepted" in (tmp_path / "standings.md").read_text()
     again = cli("--bots", "heuristic;random", "--games", "100", "--out", str(tmp_path),
                 "--sprt", "elo0=0,elo1=100,alpha=0.05,beta=0.05")

@@ -42,8 +42,8 @@ def test_wilson_interval():
 
 
 def _row(game, polish, german, winner_side):
-    return {"game": game, "polish": polish, "german": german, "winner_side": winner_side,
-            "winner": polish if winner_side == "polish" else german}
+    return {"game": game, "pairing": 0, "deal": game // 2, "polish": polish, "german": german,
+            "winner_side": winner_side, "winner": polish if winner_side == "polish" else german}
 
 
 def test_side_balance_and_head_to_head():
@@ -55,6 +55,9 @@ def test_side_balance_and_head_to_head():
     assert s["german_ci95"] == pytest.approx([1 - s["polish_ci95"][1], 1 - s["polish_ci95"][0]])
     h = T.head_to_head(rows, "a", "b")
     assert (h["games"], h["first_wins"]) == (14, 7) and h["ci95"] == T.wilson(7, 14)
+    # deals (game // 2): a scores 2, 2, 2, 1, 0, 0, 0
+    assert h["by_pair"]["pairs"] == 7 and h["by_pair"]["pentanomial"] == [3, 0, 1, 0, 3]
+    assert h["by_game"]["games"] == 14 and h["by_game"]["score"] == 0.5
     assert T.head_to_head(rows, "a", "c")["games"] == 0
 
 

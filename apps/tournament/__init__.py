@@ -5,7 +5,14 @@
 * Every deal (one chance seed) is played twice with the sides swapped, on the
   same chance seed, so each pairing plays each side equally on the same luck
   (as cutechess-cli's ``-repeat``).  ``--games`` is the number of games per
-  pairing and must be even.
+  pairing and must be even.  With the ``keyed`` chance scheme (the default,
+  :mod:`~apps.tournament.chance`) each side gets the same cards and dice in
+  both games for as long as the same events happen (common random numbers).
+* Statistics by pair: score, Elo and the SPRT (a GSPRT) are computed over
+  deal pairs (the pentanomial model), and the SPRT never decides inside a
+  deal.
+* External bots: ``cmd:COMMAND ARGS`` plays a program that speaks the engine
+  protocol (``docs/engine-protocol.md``) beside the built-in bots.
 * Pairings: ``round-robin`` (every pair of bots), ``gauntlet`` (the first
   bot against each other one) or ``self-play`` (one bot on both sides, a new
   deal for every game: the balance of the game between the sides).
@@ -32,7 +39,8 @@
   ``tournament.lock``, released when the run ends or is killed).
 
 The modules, by job: :mod:`~apps.tournament.scheduling` (pairings, seeds,
-:class:`GameTask`), :mod:`~apps.tournament.execution` (one game, the local
+:class:`GameTask`), :mod:`~apps.tournament.chance` (the chance schemes),
+:mod:`~apps.tournament.execution` (one game, the local
 and Ray backends), :mod:`~apps.tournament.stats` (pure functions: ratings,
 intervals, SPRT, calibration), :mod:`~apps.tournament.store` (the folder's
 files, resume, the lock), :mod:`~apps.tournament.report` (standings.md,
@@ -47,10 +55,14 @@ from apps.tournament.report import (plot_calibration, plot_ratings, standings_md
                                     write_figures, write_results)
 from apps.tournament.runner import TournamentInterrupted, check_arguments, run
 from apps.tournament.scheduling import FORMATS, GameTask, derive, pairings, schedule
-from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, Z95, analyse,
+from apps.tournament.chance import SCHEMES as CHANCE_SCHEMES
+from apps.tournament.chance import KeyedChance, SequentialChance, make_stream
+from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, PAIR_SCORES, Z95, analyse,
                                    bootstrap_intervals, bradley_terry, calibration,
-                                   head_to_head, los, parse_sprt, ratings, side_balance,
-                                   sprt, wilson)
+                                   game_statistics, gsprt_llr, head_to_head, los,
+                                   pair_scores, pair_statistics, parse_sprt, pentanomial,
+                                   ratings, side_balance, sprt, wilson,
+                                   within_deal_correlation)
 from apps.tournament.store import (GAME_FIELDS, LOCK_NAME, VALUE_FIELDS, FolderLock,
                                    read_games, write_atomic)
 
@@ -60,8 +72,10 @@ __all__ = [
     "plot_calibration", "plot_ratings", "standings_md", "write_figures", "write_results",
     "TournamentInterrupted", "check_arguments", "run",
     "FORMATS", "GameTask", "derive", "pairings", "schedule",
-    "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "Z95", "analyse", "bootstrap_intervals",
-    "bradley_terry", "calibration", "head_to_head", "los", "parse_sprt", "ratings",
-    "side_balance", "sprt", "wilson",
+    "CHANCE_SCHEMES", "KeyedChance", "SequentialChance", "make_stream",
+    "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "PAIR_SCORES", "Z95", "analyse", "bootstrap_intervals",
+    "bradley_terry", "calibration", "game_statistics", "gsprt_llr", "head_to_head", "los",
+    "pair_scores", "pair_statistics", "parse_sprt", "pentanomial", "ratings",
+    "side_balance", "sprt", "wilson", "within_deal_correlation",
     "GAME_FIELDS", "LOCK_NAME", "VALUE_FIELDS", "FolderLock", "read_games", "write_atomic",
 ]

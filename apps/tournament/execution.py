@@ -7,7 +7,6 @@ order, so the files do not depend on ``--jobs`` or the backend.
 
 from __future__ import annotations
 
-import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Iterator, Sequence
@@ -15,6 +14,8 @@ from typing import Any, Iterator, Sequence
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
+from apps.engine import EngineBot, is_external
+from apps.tournament.chance import make_stream
 from apps.tournament.scheduling import GameTask, derive
 from apps.tournament.store import close_inherited_locks
 from bots import make_bot
@@ -30,28 +31,35 @@ _GAME = None
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game; the chance outcomes come from random.Random(deal_seed)."""
+    """Play one game; the chance outcomes come from the task's chance scheme
+    on its deal seed (:mod:`apps.tournament.chance`)."""
     global _GAME
     if _GAME is None:
         _GAME = pyspiel.load_game("wildhorn")
     specs = (task.polish, task.german)
-    bots = [make_bot(specs[p], p, derive("bot", task.deal_seed, p)) for p in (0, 1)]
-    rng = random.Random(task.deal_seed)
+    chance = make_stream(task.chance, task.deal_seed)
     state = _GAME.new_initial_state()
     seconds, moves, values = [0.0, 0.0], [0, 0], []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(actions, probs)[0])
-            continue
-        player = state.current_player()
-        t0 = time.perf_counter()
-        result = bots[player].analyse(state)
-        seconds[player] += time.perf_counter() - t0
-        moves[player] += 1
-        if result.get("value") is not None:
-            values.append((player, moves[0] + moves[1], float(result["value"][player])))
-        state.apply_action(result["action"])
+    bots: list[Any] = []
+    try:
+        for p in (0, 1):
+            bots.append(make_player(specs[p], p, derive("bot", task.deal_seed, p)))
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(chance.sample(state))
+                continue
+            player = state.current_player()
+            t0 = time.perf_counter()
+            result = bots[player].analyse(state)
+            seconds[player] += time.perf_counter() - t0
+            moves[player] += 1
+            if result.get("value") is not None:
+                values.append((player, moves[0] + moves[1], float(result["value"][player])))
+            state.apply_action(result["action"])
+    finally:
+        for bot in bots:
+            if isinstance(bot, EngineBot):
+                bot.close(state if state.is_terminal() else None)
     winner = 0 if state.returns()[0] > 0 else 1
     frags = state.core.scores()
     row = {"game": task.game, "pairing": task.pairing, "deal": task.deal,
@@ -64,6 +72,14 @@ def play_game(task: GameTask) -> dict[str, Any]:
     value_rows = [{"game": task.game, "bot": specs[p], "side": SIDES[p], "move": m,
                    "value": round(v, 6), "won": int(p == winner)} for p, m, v in values]
     return {"row": row, "values": value_rows}
+
+
+def make_player(spec: str, player: int, seed: int) -> Any:
+    """The bot of one seat: a built-in bot, or for ``cmd:COMMAND ARGS`` an
+    engine process speaking the engine protocol (apps.engine)."""
+    if is_external(spec):
+        return EngineBot(spec, player, seed, _GAME)
+    return make_bot(spec, player, seed)
 
 
 # ---- backends ---------------------------------------------------------------------

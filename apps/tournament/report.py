@@ -53,6 +53,38 @@ def _interrupted_lines(summary: dict[str, Any]) -> list[str]:
             "command on the same folder plays the rest.", ""]
 
 
+def _elo_text(stats: dict[str, Any]) -> str:
+    if stats.get("elo") is None:
+        return "-"
+    lo, hi = stats["elo_ci95"]
+    return f"{stats['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+
+
+def _pair_lines(h2h: Sequence[dict[str, Any]]) -> list[str]:
+    """The statistics by deal pair of each head to head (pentanomial model)."""
+    rows = [h for h in h2h if h.get("by_pair", {}).get("pairs")]
+    if not rows:
+        return []
+    lines = ["", "By deal pair (pentanomial model: a deal's two games are one observation, "
+             "scoring 0, 1/2, 1, 3/2 or 2 for the first bot; the intervals from the variance "
+             "over pairs; the per-game interval treats games as independent, for comparison; "
+             "correlation: of the first bot's results in a deal's two games):", "",
+             "| First | Second | Pairs | 0 / ½ / 1 / 1½ / 2 | Score (95%) | Elo (95%, by pair) "
+             "| Elo (95%, by game) | nElo (95%) | Correlation |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for h in rows:
+        p = h["by_pair"]
+        lo, hi = p["score_ci95"]
+        corr = h.get("within_deal_correlation")
+        nlo, nhi = p["nelo_ci95"]
+        lines.append(f"| `{h['first']}` | `{h['second']}` | {p['pairs']} | "
+                     f"{' / '.join(map(str, p['pentanomial']))} | {pct(p['score'])} "
+                     f"[{pct(lo)}, {pct(hi)}] | {_elo_text(p)} | {_elo_text(h['by_game'])} "
+                     f"| {p['nelo']:+.0f} [{nlo:+.0f}, {nhi:+.0f}] "
+                     f"| {'-' if corr is None else f'{corr:+.3f}'} |")
+    return lines
+
+
 def standings_md(params: dict[str, Any], summary: dict[str, Any],
                  figures: Sequence[str] = ()) -> str:
     bots = params["bots"]
@@ -70,7 +102,8 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
         return "\n".join(lines).rstrip("\n") + "\n"
     order = sorted(bots, key=lambda b: -summary["bots"][b]["elo"])
     lines = [f"# Tournament standings ({params['format']}, {summary['games']} games, "
-             f"seed {params['seed']})", ""] + _interrupted_lines(summary) + [
+             f"seed {params['seed']}, chance {params.get('chance', 'sequential')})", ""]
+    lines += _interrupted_lines(summary) + [
              "Elo by maximum likelihood (Bradley-Terry, mean 0), 95% intervals from "
              f"{BOOTSTRAP_SAMPLES} bootstrap resamples of game pairs (deals).", ""]
     if summary["prior_draws_added"]:
@@ -99,6 +132,7 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
         for h in summary["head_to_head"]:
             lines.append(f"| `{h['first']}` | `{h['second']}` | {h['games']} | "
                          f"{h['first_wins']} ({pct(h['first_win_rate'])}) | {ci_text(h['ci95'])} |")
+    lines += _pair_lines(summary.get("head_to_head", []))
     if summary["sides"]["games"]:
         lines += ["", "Wins by side over all games:", ""] + _sides_lines(summary["sides"])
     if "sprt" in summary:
@@ -107,9 +141,9 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
                    "H0": f"H0 accepted (elo <= {s['elo0']:g})",
                    None: "no decision yet"}[s["result"]]
         lines += ["", f"SPRT `{bots[0]}` vs `{bots[1]}` (elo0={s['elo0']:g}, elo1={s['elo1']:g}, "
-                      f"alpha={s['alpha']:g}, beta={s['beta']:g}): {verdict} after "
-                      f"{s['games']} games, LLR {s['llr']:.2f} in "
-                      f"[{s['lower']:.2f}, {s['upper']:.2f}]."]
+                      f"alpha={s['alpha']:g}, beta={s['beta']:g}; GSPRT on deal pairs): "
+                      f"{verdict} after {s['pairs']} pairs ({s['games']} games), "
+                      f"LLR {s['llr']:.2f} in [{s['lower']:.2f}, {s['upper']:.2f}]."]
     if figures:
         lines += [""] + [f"![{Path(f).stem}]({f})" for f in figures]
     return "\n".join(lines) + "\n"

@@ -8,11 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from apps.engine import external_command, is_external
 from apps.tournament import report, store
+from apps.tournament.chance import check_scheme
 from apps.tournament.execution import BACKENDS, make_backend, results_in_order
 from apps.tournament.progress import LineProgress, game_line
 from apps.tournament.scheduling import GameTask, pairings, schedule
-from apps.tournament.stats import analyse, parse_sprt, sprt
+from apps.tournament.stats import analyse, pair_scores, parse_sprt, sprt
 from bots import parse_spec
 from solver.errors import ParameterError
 
@@ -30,16 +32,23 @@ class TournamentInterrupted(KeyboardInterrupt):
 def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 1,
         seed: int = 0, out: str = "tournament", sprt_text: str | None = None,
         echo=print, progress: Any = None, backend: str = "local",
-        address: str | None = None) -> dict[str, Any]:
+        address: str | None = None, chance: str | None = None) -> dict[str, Any]:
     """Play (or continue) a tournament; returns the summary.  ``progress``
-    (default: plain lines through ``echo``) reports each finished game."""
+    (default: plain lines through ``echo``) reports each finished game.
+    ``chance`` is the chance scheme (:mod:`apps.tournament.chance`): None
+    means the folder's (``sequential`` for a folder written before the
+    schemes existed) or, for a new folder, ``keyed``."""
     sprt_params = check_arguments(bots, fmt, games, jobs, backend, address, sprt_text)
+    if chance is not None:
+        check_scheme(chance)
     progress = progress or LineProgress(echo)
-    params = {"bots": bots, "format": fmt, "games": games, "seed": seed, "sprt": sprt_params}
     outdir = Path(out)
     with store.FolderLock(outdir):
+        chance = store.chance_scheme(outdir, chance)
+        params = {"bots": bots, "format": fmt, "games": games, "seed": seed,
+                  "sprt": sprt_params, "chance": chance}
         store.check_parameters(outdir, params)
-        tasks = schedule(bots, fmt, games, seed)
+        tasks = schedule(bots, fmt, games, seed, chance)
         played = store.resume(outdir)
         pending = [t for t in tasks if t.game not in played.ids()]
         interrupted = False
@@ -70,7 +79,10 @@ def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: s
     if len(set(bots)) != len(bots):
         raise ParameterError("--bots: each bot spec may appear only once")
     for spec in bots:
-        parse_spec(spec)
+        if is_external(spec):
+            external_command(spec)
+        else:
+            parse_spec(spec)
     if fmt == "self-play":
         if games <= 0:
             raise ParameterError(f"--games: expected a positive number of games, got {games}")
@@ -91,10 +103,11 @@ def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: s
 
 def sprt_state(bots: Sequence[str], sprt_params: dict[str, float] | None,
                rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The SPRT of the first bot against the second over ``rows`` (None without one)."""
+    """The SPRT of the first bot against the second over the complete deals
+    of ``rows`` (by pair: it never decides inside a deal; None without one)."""
     if not sprt_params:
         return None
-    return sprt((int(r["winner"] == bots[0]) for r in rows), **sprt_params)
+    return sprt(pair_scores(rows, bots[0], bots[1]), **sprt_params)
 
 
 def sprt_decided(bots: Sequence[str], sprt_params: dict[str, float] | None,

@@ -16,6 +16,14 @@ from solver.errors import ParameterError
 
 FORMATS = ("round-robin", "gauntlet", "self-play")
 
+# Chance schemes (how a game's chance outcomes follow from its deal seed; see
+# apps.tournament.chance): "keyed" (common random numbers) for new
+# tournaments, "sequential" for a folder whose tournament.json predates the
+# "chance" key.
+CHANCE_SCHEMES = ("sequential", "keyed")
+DEFAULT_CHANCE = "keyed"
+LEGACY_CHANCE = "sequential"
+
 
 def derive(*parts: Any) -> int:
     """A 63-bit seed from its parts (stable across runs and platforms)."""
@@ -45,17 +53,21 @@ class GameTask:
     german: str        # bot spec playing German
     first: str         # the pairing's first bot (for the score line)
     second: str
+    chance: str = DEFAULT_CHANCE   # chance scheme (CHANCE_SCHEMES)
 
 
-def schedule(bots: Sequence[str], fmt: str, games: int, seed: int) -> list[GameTask]:
+def schedule(bots: Sequence[str], fmt: str, games: int, seed: int,
+             chance: str = DEFAULT_CHANCE) -> list[GameTask]:
     """All games in id order: deal by deal, pairing by pairing, the pairing's
     first bot Polish then German on the same deal seed.  In self-play every
-    game is a deal of its own (swapping a bot with itself changes nothing)."""
+    game is a deal of its own (swapping a bot with itself changes nothing).
+    ``chance`` is the chance scheme of every game."""
     pairs = pairings(len(bots), fmt)
     tasks = []
     if fmt == "self-play":
         bot = bots[0]
-        return [GameTask(g + 1, 0, g, derive("deal", seed, bot, bot, g), bot, bot, bot, bot)
+        return [GameTask(g + 1, 0, g, derive("deal", seed, bot, bot, g), bot, bot, bot, bot,
+                         chance)
                 for g in range(games)]
     for deal in range(games // 2):
         for k, (i, j) in enumerate(pairs):
@@ -63,5 +75,5 @@ def schedule(bots: Sequence[str], fmt: str, games: int, seed: int) -> list[GameT
             for swap in (0, 1):
                 polish, german = (bots[i], bots[j]) if swap == 0 else (bots[j], bots[i])
                 tasks.append(GameTask(len(tasks) + 1, k, deal, deal_seed, polish, german,
-                                      bots[i], bots[j]))
+                                      bots[i], bots[j], chance))
     return tasks

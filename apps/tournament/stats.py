@@ -1,6 +1,8 @@
 """Tournament statistics, as pure functions of the games: Bradley-Terry
-ratings with bootstrap intervals, likelihood of superiority, SPRT, Wilson
-intervals, calibration of value estimates, side balance, head to head, and
+ratings with bootstrap intervals, likelihood of superiority, statistics by
+pair (the pentanomial model: score, Elo and normalized Elo with intervals,
+the GSPRT on pairs, the correlation within a deal), Wilson intervals,
+calibration of value estimates, side balance, head to head, and
 :func:`analyse`, the summary of a tournament's games.
 
 Nothing here reads or writes files (``benchmarks/reference_tournament.py``
@@ -109,25 +111,151 @@ def parse_sprt(text: str) -> dict[str, float]:
     return out
 
 
-def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float,
+PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)   # a pair's score: a bot's points over a deal's two games
+REGULARIZER = 1e-3                         # stands for an empty class in a variance (as fishtest)
+
+
+def pair_scores(rows: Sequence[dict[str, Any]], a: str, b: str) -> list[float]:
+    """``a``'s score over each complete deal (both games played) of its
+    pairing with ``b``, in deal order: 0, 1 or 2 here (a game has a winner),
+    0.5 and 1.5 would be a draw and a decisive game."""
+    by_deal: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        if {r["polish"], r["german"]} == {a, b} and a != b:
+            by_deal.setdefault((r["pairing"], r["deal"]), []).append(r)
+    return [float(sum(r["winner"] == a for r in games))
+            for _, games in sorted(by_deal.items()) if len(games) == 2]
+
+
+def pentanomial(scores: Iterable[float]) -> list[int]:
+    """How many pairs scored 0, 1/2, 1, 3/2 and 2."""
+    counts = [0] * len(PAIR_SCORES)
+    for s in scores:
+        counts[PAIR_SCORES.index(s)] += 1
+    return counts
+
+
+def _moments(counts: Sequence[float]) -> tuple[int, float, float]:
+    """(pairs, mean score per game, variance of a pair's mean score per game)
+    of pentanomial counts.  In the variance an empty class counts
+    REGULARIZER, so that a lopsided sample does not claim a zero variance."""
+    n = int(sum(counts))
+    x = [s / 2 for s in PAIR_SCORES]
+    mu = sum(c * xi for c, xi in zip(counts, x)) / n if n else 0.5
+    reg = [c if c > 0 else REGULARIZER for c in counts]
+    centre = sum(c * xi for c, xi in zip(reg, x)) / sum(reg)
+    var = sum(c * (xi - centre) ** 2 for c, xi in zip(reg, x)) / sum(reg)
+    return n, mu, var
+
+
+def pair_statistics(counts: Sequence[int], z: float = Z95) -> dict[str, Any]:
+    """Score, Elo and normalized Elo of the pentanomial ``counts``, each with
+    its 95% interval from the variance over pairs (the pentanomial model of
+    fishtest: the two games of a deal are one observation):
+    score +- z sqrt(var / pairs), mapped to Elo by 400 log10(s / (1 - s));
+    normalized Elo (s - 1/2) / sqrt(2 var) x 800 / ln 10."""
+    n, mu, var = _moments(counts)
+    out: dict[str, Any] = {"pairs": n, "pentanomial": list(counts)}
+    if n == 0:
+        return {**out, "score": None, "score_ci95": None, "elo": None, "elo_ci95": None,
+                "nelo": None, "nelo_ci95": None, "variance_per_pair": None}
+    half = z * math.sqrt(var / n)
+    lo, hi = max(mu - half, 0.0), min(mu + half, 1.0)
+    sigma = math.sqrt(2 * var)                 # a game's standard deviation, as fishtest
+    nelo = 2 * ELO_PER_NAT / sigma
+    return {**out, "score": mu, "score_ci95": [lo, hi], "variance_per_pair": var,
+            "elo": elo_of_score(mu), "elo_ci95": [elo_of_score(lo), elo_of_score(hi)],
+            "nelo": nelo * (mu - 0.5), "nelo_ci95": [nelo * (mu - 0.5 - half),
+                                                     nelo * (mu - 0.5 + half)]}
+
+
+def game_statistics(wins: int, games: int, z: float = Z95) -> dict[str, Any]:
+    """Score and Elo with the intervals that treat every game as independent
+    (a binomial, score +- z sqrt(p (1 - p) / games)): what the statistics
+    before pairs gave, kept for comparison."""
+    if games == 0:
+        return {"games": 0, "score": None, "score_ci95": None, "elo": None, "elo_ci95": None}
+    p = wins / games
+    half = z * math.sqrt(p * (1 - p) / games)
+    lo, hi = max(p - half, 0.0), min(p + half, 1.0)
+    return {"games": games, "score": p, "score_ci95": [lo, hi], "elo": elo_of_score(p),
+            "elo_ci95": [elo_of_score(lo), elo_of_score(hi)]}
+
+
+def within_deal_correlation(rows: Sequence[dict[str, Any]], a: str, b: str) -> float | None:
+    """Pearson correlation of ``a``'s results in the two games of each
+    complete deal (first game against second); None when either game's
+    results do not vary.  Negative: the deal's luck favoured a side, so it
+    helped each bot once and cancels within the pair."""
+    by_deal: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        if {r["polish"], r["german"]} == {a, b} and a != b:
+            by_deal.setdefault((r["pairing"], r["deal"]), []).append(r)
+    pairs = [sorted(g, key=lambda r: r["game"]) for g in by_deal.values() if len(g) == 2]
+    if len(pairs) < 2:
+        return None
+    x = np.array([[float(r["winner"] == a) for r in g] for g in pairs])
+    if x[:, 0].std() == 0 or x[:, 1].std() == 0:
+        return None
+    return float(np.corrcoef(x[:, 0], x[:, 1])[0, 1])
+
+
+def _constrained_mle(x: Sequence[float], p: Sequence[float], s: float) -> list[float]:
+    """The distribution on the scores ``x`` nearest the empirical ``p`` (by
+    likelihood) whose mean is ``s``: p_i / (1 + lam (x_i - s)), with lam
+    found by bisection (the mean of the result decreases with lam)."""
+    d = [xi - s for xi in x]
+    lo, hi = -1 / max(d), -1 / min(d)          # the denominators stay positive inside
+    for _ in range(200):
+        lam = (lo + hi) / 2
+        if sum(pi * di / (1 + lam * di) for pi, di in zip(p, d)) > 0:
+            lo = lam
+        else:
+            hi = lam
+    lam = (lo + hi) / 2
+    q = [pi / (1 + lam * di) for pi, di in zip(p, d)]
+    total = sum(q)
+    return [qi / total for qi in q]
+
+
+def gsprt_llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) over
+    pentanomial counts: the generalized SPRT on pairs, as fishtest's
+    (the pentanomial distributions of the largest likelihood whose mean score
+    is s0 and s1, s = 1 / (1 + 10^(-elo/400)); an empty class counts
+    REGULARIZER)."""
+    n = sum(counts)
+    if n == 0:
+        return 0.0
+    reg = [c if c > 0 else REGULARIZER for c in counts]
+    p = [c / sum(reg) for c in reg]
+    x = [sc / 2 for sc in PAIR_SCORES]
+    q0 = _constrained_mle(x, p, 1 / (1 + 10 ** (-elo0 / 400)))
+    q1 = _constrained_mle(x, p, 1 / (1 + 10 ** (-elo1 / 400)))
+    return n * sum(pi * math.log(b / a) for pi, a, b in zip(p, q0, q1))
+
+
+def sprt(scores: Iterable[float], elo0: float, elo1: float, alpha: float,
          beta: float) -> dict[str, Any]:
-    """Sequential probability ratio test on a stream of outcomes (1: the first
-    bot won, 0: it lost), stopping at the first crossing of a bound."""
-    p0 = 1 / (1 + 10 ** (-elo0 / 400))
-    p1 = 1 / (1 + 10 ** (-elo1 / 400))
-    win, loss = math.log(p1 / p0), math.log((1 - p1) / (1 - p0))
+    """The SPRT (GSPRT on pairs) over a stream of pair scores (the first
+    bot's points in each deal, :data:`PAIR_SCORES`), looked at after each
+    pair and stopping at the first crossing of a bound: it never decides
+    between the two games of a deal."""
     lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-    llr, games, result = 0.0, 0, None
-    for outcome in outcomes:
-        llr += win if outcome else loss
-        games += 1
+    counts = [0] * len(PAIR_SCORES)
+    llr, result = 0.0, None
+    for score in scores:
+        counts[PAIR_SCORES.index(score)] += 1
+        llr = gsprt_llr(counts, elo0, elo1)
         if llr >= upper:
             result = "H1"
             break
         if llr <= lower:
             result = "H0"
             break
-    return {"llr": llr, "lower": lower, "upper": upper, "games": games, "result": result,
+    pairs = sum(counts)
+    return {"llr": llr, "lower": lower, "upper": upper, "pairs": pairs, "games": 2 * pairs,
+            "pentanomial": counts, "result": result,
             "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}
 
 
@@ -185,7 +313,10 @@ def head_to_head(rows: Sequence[dict[str, Any]], a: str, b: str) -> dict[str, An
     k = sum(r["winner"] == a for r in games)
     n = len(games)
     return {"first": a, "second": b, "games": n, "first_wins": k,
-            "first_win_rate": k / n if n else None, "ci95": wilson(k, n)}
+            "first_win_rate": k / n if n else None, "ci95": wilson(k, n),
+            "by_pair": pair_statistics(pentanomial(pair_scores(rows, a, b))),
+            "by_game": game_statistics(k, n),
+            "within_deal_correlation": within_deal_correlation(rows, a, b)}
 
 
 # ---- the summary of a tournament's games ------------------------------------------
@@ -251,4 +382,5 @@ def analyse(bots: Sequence[str], rows: Sequence[dict[str, Any]], seed: int,
     out["head_to_head"] = [head_to_head(rows, bots[i], bots[j])
                            for i in range(n) for j in range(i + 1, n)
                            if any({r["polish"], r["german"]} == {bots[i], bots[j]} for r in rows)]
+    out["pairs"] = sum(h["by_pair"]["pairs"] for h in out["head_to_head"])
     return out

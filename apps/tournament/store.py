@@ -2,7 +2,10 @@
 run per folder.
 
 * ``tournament.json``: the parameters, written at the start; a later run on
-  the folder must repeat them (:func:`check_parameters`).
+  the folder must repeat them (:func:`check_parameters`).  Its ``chance``
+  names the chance scheme; a file without it (written before the schemes
+  existed) resumes with the legacy ``sequential`` scheme
+  (:func:`chance_scheme`).
 * ``games.csv`` and ``values.csv``: a row per game and a row per value
   estimate, appended with one ``os.write`` and an fsync (:func:`record`);
   a torn last line (a kill mid-write) is cut off when read back.
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from apps.tournament.scheduling import DEFAULT_CHANCE, LEGACY_CHANCE
 from solver.errors import FolderInUseError, ParameterError, one_line
 
 GAME_FIELDS = ["game", "pairing", "deal", "deal_seed", "polish", "german", "winner_side",
@@ -89,14 +93,41 @@ def read_games(out: Path) -> list[dict[str, Any]]:
 
 
 
+def _recorded(outdir: Path) -> dict[str, Any] | None:
+    """The parameters in ``tournament.json`` (None for a new folder); a file
+    written before the chance schemes existed used the legacy scheme."""
+    pfile = outdir / "tournament.json"
+    if not pfile.exists():
+        return None
+    try:
+        old = json.loads(pfile.read_text())
+    except ValueError:
+        raise ParameterError(f"{pfile}: not readable JSON") from None
+    if not isinstance(old, dict):
+        raise ParameterError(f"{pfile}: expected a JSON object")
+    old.setdefault("chance", LEGACY_CHANCE)
+    return old
+
+
+def chance_scheme(outdir: Path, requested: str | None) -> str:
+    """The chance scheme of the tournament in ``outdir``: the recorded one
+    (``requested``, if given, must agree), or for a new folder ``requested``
+    or the default."""
+    old = _recorded(outdir)
+    if old is None:
+        return requested or DEFAULT_CHANCE
+    if requested is not None and requested != old["chance"]:
+        raise ParameterError(f"{outdir} holds a tournament played with --chance "
+                             f"{old['chance']}, not {requested}: repeat its command or use "
+                             f"another --out")
+    return old["chance"]
+
+
 def check_parameters(outdir: Path, params: dict[str, Any]) -> None:
     """Write ``tournament.json``, or check that the one there holds ``params``."""
     pfile = outdir / "tournament.json"
-    if pfile.exists():
-        try:
-            old = json.loads(pfile.read_text())
-        except ValueError:
-            raise ParameterError(f"{pfile}: not readable JSON") from None
+    old = _recorded(outdir)
+    if old is not None:
         diff = [k for k in params if old.get(k) != params[k]]
         if diff:
             raise ParameterError(f"{outdir} holds a tournament with other parameters "

@@ -1,0 +1,315 @@
+"""The engine protocol: a bot in another process (another build, an older
+commit in its own venv, another program) plays through JSON lines on its
+standard input and output, as chess engines speak UCI to cutechess-cli.
+The contract is ``docs/engine-protocol.md``; both ends are here:
+
+* the server, :func:`serve` (``wildhorn-solve engine --bot SPEC``): reads
+  one JSON object per line, runs the bot, answers one JSON object per line;
+* the client, :class:`EngineBot`: the tournament's bot for a spec
+  ``cmd:COMMAND ARGS`` (:func:`is_external`), one engine process per game
+  and seat, with a time limit on every answer.
+
+What a player is sent is what that player may know (R25, R26): the game's
+parameters, each event as the player sees it (:func:`event_for`: the
+opponent's draws and secret redraw decision are masked), and, with each
+request to act, the player's view of the position (``solver.state_io``
+format ``wildhorn-state/1``, which never holds the opponent's hand or a
+deck order) and the legal actions.
+
+Messages (``type``), client to engine: ``hello``, ``new_game``,
+``observe``, ``act``, ``end``, ``quit``; engine to client: ``hello``,
+``ready``, ``action``, ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import tempfile
+import time
+from typing import IO, Any
+
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from bots import make_bot, parse_spec
+from solver import state_io
+from solver.errors import ParameterError, WildhornError, describe_value, one_line
+from solver.game import check_params
+
+PROTOCOL = 1
+EXTERNAL_PREFIX = "cmd:"
+SIDES = ("polish", "german")
+START_TIMEOUT = 60.0     # seconds for an engine to answer hello and new_game
+MOVE_TIMEOUT = 600.0     # seconds for an engine to answer a request to act
+LINE_LIMIT = 1 << 20     # bytes of one message
+
+
+class EngineError(WildhornError):
+    """An external engine died, timed out or answered out of protocol."""
+
+
+# ---- what a player sees ------------------------------------------------------------
+
+def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
+    """The event ``action`` applied at ``state`` as ``player`` sees it: who
+    acted (a side or ``chance``), the kind of chance event, and the action
+    id and its text, or ``"action": null`` when it is hidden from
+    ``player`` (the opponent's draws, the opponent's secret redraw choice)."""
+    core = state.core
+    if state.is_chance_node():
+        event = {"by": "chance", "kind": core.phase}
+        if core.phase == "draw":
+            side = core.draw_info()["side"]
+            event["side"] = SIDES[side]
+            if side != player:
+                return {**event, "action": None}
+        return {**event, "action": action, "text": core.action_string(-1, action)}
+    actor = state.current_player()
+    event = {"by": SIDES[actor], "kind": core.phase}
+    if core.phase == "redraw" and actor != player:
+        return {**event, "action": None}
+    return {**event, "action": action, "text": core.action_string(actor, action)}
+
+
+# ---- the server -------------------------------------------------------------------
+
+def _send(out: IO[str], message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+class _Server:
+    """One engine: the bot spec and the game in progress."""
+
+    def __init__(self, spec: str):
+        parse_spec(spec)                       # a bad spec fails before any message
+        self.spec = spec
+        self.bot: Any = None
+        self.player = 0
+        self.seed = 0
+        self.moves = 0
+
+    def handle(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        kind = msg.get("type")
+        if kind == "hello":
+            return {"type": "hello", "protocol": PROTOCOL,
+                    "engine": f"wildhorn-solve {solver.__version__}", "bot": self.spec}
+        if kind == "new_game":
+            return self.new_game(msg)
+        if kind == "act":
+            return self.act(msg)
+        if kind in ("observe", "end"):
+            if kind == "end":
+                self.bot = None
+            return None
+        raise ParameterError(f"type: expected hello, new_game, observe, act, end or quit, "
+                             f"got {describe_value(kind)}")
+
+    def new_game(self, msg: dict[str, Any]) -> dict[str, Any]:
+        params = msg.get("game", {})
+        if not isinstance(params, dict):
+            raise ParameterError(f"new_game.game: expected an object, got {describe_value(params)}")
+        player = msg.get("player")
+        if player not in (0, 1):
+            raise ParameterError(f"new_game.player: expected 0 (polish) or 1 (german), got "
+                                 f"{describe_value(player)}")
+        seed = msg.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ParameterError(f"new_game.seed: expected an integer, got {describe_value(seed)}")
+        check_params(params)
+        self.game = pyspiel.load_game("wildhorn", params)
+        self.player, self.seed, self.moves = player, seed, 0
+        self.bot = make_bot(self.spec, player, seed)
+        return {"type": "ready"}
+
+    def act(self, msg: dict[str, Any]) -> dict[str, Any]:
+        if self.bot is None:
+            raise ParameterError("act: no game in progress (send new_game first)")
+        legal = msg.get("legal")
+        if not isinstance(legal, list) or not legal:
+            raise ParameterError(f"act.legal: expected a list of action ids, got "
+                                 f"{describe_value(legal)}")
+        # the hidden cards of the position are a seeded draw consistent with the view
+        state = state_io.from_json(msg.get("state"), seed=self.seed + self.moves)
+        self.moves += 1
+        if state.current_player() != self.player:
+            raise ParameterError(f"act.state: {SIDES[self.player]} is not to move")
+        if sorted(state.legal_actions()) != sorted(legal):
+            raise ParameterError("act.legal: not the legal actions of act.state")
+        result = self.bot.analyse(state)
+        value = result.get("value")
+        return {"type": "action", "action": int(result["action"]),
+                "value": None if value is None else [float(v) for v in value]}
+
+
+def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
+    """Run the engine protocol on ``inp``/``out`` until ``quit`` or the end
+    of input.  A message the engine cannot use gets ``{"type": "error",
+    "message": ...}`` (one line) and the engine waits for the next."""
+    server = _Server(spec)
+    for line in inp:
+        if not line.strip():
+            continue
+        try:
+            msg = json.loads(line)
+            if not isinstance(msg, dict):
+                raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+            if msg.get("type") == "quit":
+                return 0
+            reply = server.handle(msg)
+        except ValueError as err:                # WildhornError and JSON errors
+            reply = {"type": "error", "message": one_line(str(err))}
+        if reply is not None:
+            _send(out, reply)
+    return 0
+
+
+# ---- the client -------------------------------------------------------------------
+
+def is_external(spec: str) -> bool:
+    return spec.startswith(EXTERNAL_PREFIX)
+
+
+def external_command(spec: str) -> list[str]:
+    """The command line of a ``cmd:COMMAND ARGS`` spec (split as a shell would)."""
+    try:
+        words = shlex.split(spec[len(EXTERNAL_PREFIX):])
+    except ValueError as err:
+        raise ParameterError(f"bot {spec!r}: cannot split the command: {err}") from None
+    if not words:
+        raise ParameterError(f"bot {spec!r}: expected a command after {EXTERNAL_PREFIX}")
+    return words
+
+
+class EngineBot:
+    """A seat played by an engine process (``cmd:COMMAND ARGS``).  The engine
+    is started at once and told the game; :meth:`analyse` sends the events
+    since the last request, as this seat sees them, then the request to act;
+    :meth:`close` sends the rest, the end of the game and ``quit``."""
+
+    def __init__(self, spec: str, player: int, seed: int, game: Any,
+                 move_timeout: float = MOVE_TIMEOUT, start_timeout: float = START_TIMEOUT):
+        self.spec, self.player, self.move_timeout = spec, player, move_timeout
+        self.command = external_command(spec)
+        self.name = one_line(self.command[0])[:80]
+        self.stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.stderr)
+        except OSError as err:
+            self.stderr.close()
+            raise EngineError(f"engine {self.name}: cannot start: {err.strerror or err}") from None
+        self.buffer = b""
+        self.shadow = game.new_initial_state()     # the game as far as it was told
+        self.told = 0
+        self.request({"type": "hello", "protocol": PROTOCOL}, "hello", start_timeout)
+        self.request({"type": "new_game", "game": dict(game.get_parameters()),
+                      "player": player, "seed": int(seed)}, "ready", start_timeout)
+
+    # ---- the wire ------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            self.proc.stdin.write((json.dumps(message, separators=(",", ":")) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self.died("stopped reading its input") from None
+
+    def died(self, what: str) -> EngineError:
+        code = self.proc.poll()
+        self.stderr.seek(0)
+        lines = [ln for ln in self.stderr.read().decode(errors="replace").splitlines()
+                 if ln.strip()]
+        last = f"; its last error line: {one_line(lines[-1])[:200]}" if lines else ""
+        status = f" (exit status {code})" if code is not None else ""
+        return EngineError(f"engine {self.name}{status}: {what}{last}")
+
+    def readline(self, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise self.died(f"no answer within {timeout:g} s")
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise self.died("exited" if self.proc.wait(1) is not None else
+                                    "closed its output")
+                self.buffer += chunk
+                if len(self.buffer) > LINE_LIMIT:
+                    raise self.died(f"sent a line of more than {LINE_LIMIT} bytes")
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def request(self, message: dict[str, Any], expect: str, timeout: float) -> dict[str, Any]:
+        self.send(message)
+        raw = self.readline(timeout)
+        try:
+            reply = json.loads(raw)
+        except ValueError:
+            raise self.died(f"answered {message['type']} with a line that is not JSON: "
+                            f"{one_line(raw.decode(errors='replace'))[:80]!r}") from None
+        if not isinstance(reply, dict) or reply.get("type") != expect:
+            if isinstance(reply, dict) and reply.get("type") == "error":
+                raise self.died(f"refused {message['type']}: "
+                                f"{one_line(str(reply.get('message')))[:200]}")
+            raise self.died(f"answered {message['type']} with {one_line(raw.decode())[:80]!r}, "
+                            f"expected a {expect!r} message")
+        return reply
+
+    # ---- the game ------------------------------------------------------------------
+
+    def catch_up(self, state: Any) -> None:
+        """Send the events of ``state``'s history not yet told, as this seat sees them."""
+        history = state.history()
+        for action in history[self.told:]:
+            self.send({"type": "observe", "event": event_for(self.shadow, action, self.player)})
+            self.shadow.apply_action(action)
+        self.told = len(history)
+
+    def analyse(self, state: Any) -> dict[str, Any]:
+        self.catch_up(state)
+        legal = state.legal_actions()
+        reply = self.request({"type": "act", "state": state_io.to_json(state, self.player),
+                              "legal": legal}, "action", self.move_timeout)
+        action = reply.get("action")
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            raise self.died(f"chose {describe_value(action)}, not a legal action "
+                            f"(legal: {legal[:12]}{'...' if len(legal) > 12 else ''})")
+        value = reply.get("value")
+        ok = (isinstance(value, list) and len(value) == 2
+              and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+        return {"action": action, "policy": None, "value": value if ok else None}
+
+    def step(self, state: Any) -> int:
+        return self.analyse(state)["action"]
+
+    def close(self, state: Any = None) -> None:
+        """Tell the end of the game (when ``state`` is its last position) and
+        stop the engine (killed if it does not quit within a few seconds)."""
+        try:
+            if state is not None and self.proc.poll() is None:
+                self.catch_up(state)
+                self.send({"type": "end", "returns": list(state.returns())})
+            if self.proc.poll() is None:
+                self.send({"type": "quit"})
+        except EngineError:
+            pass
+        finally:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc.stdout.close()
+            self.stderr.close()
