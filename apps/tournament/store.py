@@ -159,6 +159,8 @@ def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int])
     except ValueError:
         raise _Damaged(f"value_rows: expected an integer, got {one_line(counted)[:40]!r}") from None
     game = row["game"]
+    if game in seen:
+        raise _Damaged(f"game {game} is recorded twice")
     if tasks is not None:
         if not 1 <= game <= len(tasks):
             raise _Damaged(f"game {game} is not a game of this tournament (it schedules "
@@ -169,8 +171,6 @@ def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int])
                 raise _Damaged(f"game {game}: {key} {one_line(str(row[key]))[:60]!r}, but this "
                                f"tournament schedules {getattr(task, key)!r}: a row of another "
                                f"tournament?")
-    if game in seen:
-        raise _Damaged(f"game {game} is recorded twice")
     seen.add(game)
 
 
