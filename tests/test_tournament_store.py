@@ -56,12 +56,13 @@ def _values_by_game(folder):
     return count
 
 
-def _consistent(folder):
-    """Every game in games.csv has all its value rows, and no others are there."""
+def _consistent(folder, reference):
+    """Every game in games.csv has all its value rows (as many as in the
+    uninterrupted run), and no other game has any."""
     rows = _rows(Path(folder) / "games.csv")
-    count = _values_by_game(folder)
+    count, whole = _values_by_game(folder), _values_by_game(reference)
     for r in rows:
-        assert count.get(int(r["game"]), 0) == int(r["value_rows"]), r["game"]
+        assert count.get(int(r["game"]), 0) == whole.get(int(r["game"]), 0), r["game"]
     assert set(count) <= {int(r["game"]) for r in rows}
     return rows
 
@@ -79,9 +80,14 @@ def reference(tmp_path_factory):
     """An uninterrupted run."""
     out = tmp_path_factory.mktemp("reference")
     _run(out)
-    rows = _consistent(out)
-    assert len(rows) == GAMES and sum(_values_by_game(out).values()) > 0
+    assert len(_rows(out / "games.csv")) == GAMES and sum(_values_by_game(out).values()) > 0
     return out
+
+
+def test_a_games_row_counts_its_value_rows(reference):
+    count = _values_by_game(reference)
+    assert [int(r["value_rows"]) for r in _rows(reference / "games.csv")] == \
+        [count.get(g, 0) for g in range(1, GAMES + 1)]
 
 
 # ---- a full disk ------------------------------------------------------------------
@@ -117,10 +123,10 @@ def test_a_full_disk_stops_the_run_naming_the_file_and_resume_completes(
     message = str(err.value)
     assert "\n" not in message and "No space left on device" in message
     assert str(out / "values.csv") in message or str(out / "games.csv") in message, message
-    assert len(_consistent(out)) < GAMES    # no game counted with its values cut
+    assert len(_consistent(out, reference)) < GAMES    # no game counted with its values cut
     monkeypatch.undo()
     _run(out)
-    _consistent(out)
+    _consistent(out, reference)
     _same_as(out, reference)
 
 
@@ -160,11 +166,11 @@ def test_a_full_tmpfs_stops_the_run_and_resume_completes(tmpfs, reference):
     assert len(line.splitlines()) == 1 and "Traceback" not in line, r.stderr
     assert "No space left on device" in line and str(out) in line, line
     if (out / "games.csv").exists():
-        assert len(_consistent(out)) < GAMES
+        assert len(_consistent(out, reference)) < GAMES
     filler.unlink()
     r = cli(*args)
     assert r.returncode == 0, r.stderr
-    _consistent(out)
+    _consistent(out, reference)
     _same_as(out, reference)
 
 
@@ -185,7 +191,7 @@ def test_resume_plays_again_a_game_whose_value_rows_were_cut(tmp_path, reference
     summary = T.run(BOTS, games=GAMES, out=str(out), seed=3, progress=T.LineProgress(lines.append))
     assert summary["games"] == GAMES
     assert sum("Finished game" in line for line in lines) == 1   # game 2, played again
-    _consistent(out)
+    _consistent(out, reference)
     _same_as(out, reference)
 
 
