@@ -41,8 +41,10 @@ from apps.saved import export_view, position_to_advise
 from apps.server import app as server_app
 from apps.record import DEFAULT_BOT
 from bots import BotSpecError, parse_spec, spec_help
+from bots.registry import ITERATION_LIMIT, TIME_LIMIT
 from bots.spec import BotSpec
 from solver import __version__
+from solver._jsonio import write_atomic
 from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, with_rulings_pointer
 from solver.state_io import write_random_states
@@ -73,10 +75,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
-    if args.time is not None and not args.time > 0:
-        raise ParameterError(f"--time: expected a positive number of seconds, got {args.time}")
-    if args.iterations is not None and args.iterations <= 0:
-        raise ParameterError(f"--iterations: expected a positive count, got {args.iterations}")
+    # the ranges of the bot specs' own time= and iterations= (bots.registry)
+    if args.time is not None and not 0 < args.time <= TIME_LIMIT:
+        raise ParameterError(f"--time: expected a positive number of seconds, at most "
+                             f"{TIME_LIMIT:g}, got {args.time}")
+    if args.iterations is not None and not 0 < args.iterations <= ITERATION_LIMIT:
+        raise ParameterError(f"--iterations: expected a positive count, at most "
+                             f"{ITERATION_LIMIT:g}, got {args.iterations}")
     position = position_to_advise(args.state, seed=args.seed, side=args.side)  # read once
     result = advise(position.state, bot_spec=args.bot, time=args.time, iterations=args.iterations,
                     seed=args.seed, responses=not args.no_responses, opponent=args.opponent,
@@ -96,7 +101,7 @@ def _cmd_bots(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     text, side = export_view(args.save, side=args.side)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_atomic(args.out, text)  # a full disk leaves no partial file
         print(f"wrote the {side} view to {args.out}")
     else:
         print(text, end="")

@@ -35,9 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import random
-import tempfile
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterator, NoReturn
@@ -50,6 +48,7 @@ from apps.narration import Kind, Narrator
 from bots import BotSpec, BotSpecError, Observations, SearchBot
 from solver import Core, CoreConfig
 from solver._jsonio import find_problem, loads, read_bounded
+from solver._jsonio import write_atomic as _write_atomic  # the one writer of user files
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
                            StaleActionError, WildhornError, describe_value, label, one_line)
 from solver.game import check_params
@@ -655,8 +654,9 @@ def _rng_field(data: dict, at: str) -> tuple:
         top = _RNG_WORDS if i == _RNG_WORDS - 1 else 2**32 - 1
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word <= top:
             raise _Bad(f"{at}[1][{i}]", f"expected an integer 0..{top}, got {describe_value(word)}")
-    if not any(value[1][:-1]):
-        raise _Bad(at, "a degenerate random state (every word zero)")
+    if not value[1][0] & 0x80000000 and not any(value[1][1:-1]):
+        # Mersenne Twister uses only the top bit of its first word: zeros forever
+        raise _Bad(at, "a degenerate random state (every word zero but unused bits)")
     gauss = value[2]
     if gauss is not None and not _number(gauss):
         raise _Bad(f"{at}[2]", f"expected null or a number, got {describe_value(gauss)}")
@@ -836,27 +836,8 @@ def _truncate(record: GameRecord, i: int) -> None:
 
 
 def write_atomic(path: str, data: str) -> None:
-    """Writes ``data`` to ``path`` atomically (a temporary file, fsync'ed,
-    then rename); SerializationError if it cannot."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".wildhorn-", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise SerializationError(f"{path}: cannot save: {err.strerror or err}") from None
-        raise
+    """Writes ``data`` to ``path`` atomically (SerializationError if it cannot)."""
+    _write_atomic(path, data, verb="cannot save")
 
 
 # ---- the searches a game asks for (run in the terminal's process or a child) -----

@@ -391,17 +391,21 @@ cdef bint _overrun(const Config* c, const State* s, int side) noexcept nogil:
     return enemy_unit and not own
 
 
-cdef void _finish_game(const Config* c, State* s) noexcept nogil:
+cdef int _outcome(const Config* c, const State* s) noexcept nogil:
+    """The winner of the game ending in this position (R22, R23)."""
     cdef bint lose0 = _overrun(c, s, 0)
     cdef bint lose1 = _overrun(c, s, 1)
-    s.phase = PH_TERMINAL
     if lose0 and not lose1:
-        s.winner = 1
-    elif lose1 and not lose0:
-        s.winner = 0
-    else:
-        # R22: more fragments wins; a tie goes to the German player.
-        s.winner = 0 if polish_score(s) > german_score(s) else 1
+        return 1
+    if lose1 and not lose0:
+        return 0
+    # R22: more fragments wins; a tie goes to the German player.
+    return 0 if polish_score(s) > german_score(s) else 1
+
+
+cdef void _finish_game(const Config* c, State* s) noexcept nogil:
+    s.phase = PH_TERMINAL
+    s.winner = _outcome(c, s)
 
 # ============================================================================
 # Chains of actions (R10-R12)

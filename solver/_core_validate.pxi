@@ -152,6 +152,98 @@ cdef str _check_counts(const Config* c, const State* s):
             return f"{name} hand holds cards marked as drawn after the draw step (R5)"
     return None
 
+cdef int _max_decisions(const Config* c) noexcept nogil:
+    """An upper bound on the player decisions of one game (OpenSpiel's
+    ``max_game_length``).  Per turn: two redraw decisions; at most 2U
+    activations (each exhausts a card; refreshes come only from cards, U =
+    cards in play), U placements and events; at most 7 decisions per action
+    besides the modifier window, whose plays (at most 2U a turn) each bring
+    a pass; passes at most one per action plus two."""
+    cdef int g, cards = 0
+    for g in range(NCARDS):
+        cards += c.present[g]
+    return c.turns * (2 + 3 * cards * 8 + 4 * cards + 2)
+
+
+cdef int _max_moves(const Config* c) noexcept nogil:
+    """An upper bound on ``State.moves``, which counts chance events too: per
+    turn at most 4 * draw_size draws (a draw and a redraw per side) and one
+    Rocket card, and at most two dice per decision (R15d)."""
+    return 3 * _max_decisions(c) + c.turns * (4 * c.draw_size + 1)
+
+
+cdef str _check_play(const Config* c, const State* s):
+    """None if the flags and counters that play derives from the cards agree
+    with them, else what is wrong (one line naming the field).  For
+    serialized states (``from_bytes``), which are positions of play:
+
+    * ``wildhorn_played`` is set exactly when Operation Wildhorn III lies in
+      play, which it never leaves (R21); it holds at least one fragment (it
+      needs one on the Forest card to be played, R13) and nothing lies on it
+      otherwise;
+    * the Hidden Fragments cards in play hold 1 or 2 fragments each, the one
+      whose number is being chosen none yet; nothing is hidden otherwise (R8, R20);
+    * the fragments off the pool are those placed at the start and fired by
+      the Rocket cards revealed (R2, R6): the game's rockets, not another's;
+    * the game is over only after the end of its last turn (R8), with no
+      action under way, every card fresh and nothing hidden, and the winner
+      is the one R22 and R23 give for the position;
+    * ``moves`` is at most what a game of these parameters can have."""
+    cdef int g, k, played = 0, gone = 0, hidden = 0, fired = 0, pool
+    cdef int lo, hi
+    for g in range(NCARDS):
+        if not c.present[g] or c.kind[g] != K_ACTION:
+            continue
+        if c.effect[g] == E_WILDHORN:
+            if s.loc[g] == LOC_EVENT:
+                played += 1
+            elif s.loc[g] == LOC_GONE:
+                gone += 1
+        elif c.effect[g] == E_HIDDEN and s.loc[g] == LOC_EVENT:
+            hidden += 1
+    if gone:
+        return "card locations: Operation Wildhorn III left play, which it never does (R21)"
+    if played > 1:
+        return "card locations: Operation Wildhorn III was played twice (once per game, R21)"
+    if s.wildhorn_played != played:
+        return (f"wildhorn_played: {s.wildhorn_played}, but Operation Wildhorn III is "
+                + ("in play (R21)" if played else "not in play (R21)"))
+    if played and s.frag[FR_WILDHORN] == 0:
+        return ("fragments: none on Operation Wildhorn III, which takes at least the one "
+                "it needs on the Forest card (R13, R21)")
+    if not played and s.frag[FR_WILDHORN]:
+        return f"fragments: {s.frag[FR_WILDHORN]} on Operation Wildhorn III, which is not in play (R21)"
+    lo = hidden - (1 if s.phase == PH_NUMBER else 0)
+    if lo < 0:
+        return "phase: choosing a Hidden Fragments number with no Hidden Fragments card in play (R20)"
+    hi = 2 * lo
+    if not lo <= s.frag[FR_HIDDEN] <= hi:
+        return (f"fragments: {s.frag[FR_HIDDEN]} on Hidden Fragments, expected {lo}..{hi} "
+                f"for the {hidden} card(s) in play (R8, R20)")
+    for k in range(s.n_revealed):
+        fired += c.rockets[s.order[k]]
+    pool = max(0, c.init_frag[FR_POOL] - fired)
+    if s.frag[FR_POOL] != pool:
+        return (f"fragments: {s.frag[FR_POOL]} in the pool, but the game began with "
+                f"{c.init_frag[FR_POOL]} there and its Rocket cards revealed fired {fired} (R2, R6)")
+    if s.phase == PH_TERMINAL:
+        if s.turn != c.turns:
+            return f"phase: the game is over in turn {s.turn}, before the end of turn {c.turns} (R8)"
+        if s.pend.kind != PK_NONE or hidden or s.frag[FR_HIDDEN]:
+            return "phase: the game is over with an action or Hidden Fragments still in play (R8)"
+        for g in range(NCARDS):
+            if s.exhausted[g]:
+                return f"exhausted: card {g} is exhausted after the end of the game (R8)"
+        if s.winner != _outcome(c, s):
+            sides = ("Polish", "German")
+            return (f"winner: {sides[s.winner]}, but the scores {polish_score(s)} (Polish) "
+                    f"to {german_score(s)} (German) and the home zones make "
+                    f"{sides[_outcome(c, s)]} the winner (R22, R23)")
+    if s.moves > _max_moves(c):
+        return (f"moves: {s.moves}, more than a game of these parameters can have "
+                f"({_max_moves(c)}: {_max_decisions(c)} decisions and their chance events)")
+    return None
+
 # ---- arguments from Python ----------------------------------------------------
 # Every index or count a Python caller passes (a side, player, card, action,
 # turn, count, seed) follows one rule: it is an ``int`` or another

@@ -181,6 +181,14 @@ cdef class CoreConfig:
     def fragments(self): return self.c.fragments
     @property
     def present(self): return tuple(bool(self.c.present[g]) for g in range(NCARDS))
+    @property
+    def max_game_length(self):
+        """An upper bound on the player decisions of one game (see _max_decisions)."""
+        return _max_decisions(&self.c)
+    @property
+    def max_moves(self):
+        """An upper bound on ``Core.moves``: decisions and chance events (see _max_moves)."""
+        return _max_moves(&self.c)
 
     def card_name(self, g):
         """'PL04 Scouts' for a global card index."""
@@ -329,6 +337,8 @@ cdef class Core:
         msg = _check_state(&n.config.c, &n.s)
         if msg is None:
             msg = _check_counts(&n.config.c, &n.s)
+        if msg is None:
+            msg = _check_play(&n.config.c, &n.s)
         if msg is not None:
             raise SerializationError(f"serialized state: {msg}")
         return n

@@ -7,6 +7,12 @@ a huge file is refused before it is read), is parsed with :func:`loads`
 remembered) and is then walked once by :func:`find_problem` (repeated keys,
 arrays and objects larger than any file of the game has, nesting deeper than
 any file has) before any other work is done on it.
+
+Every file the package writes for a user (a save, an exported view, state
+files, a tournament's summaries) goes through :func:`write_atomic`: a
+temporary file in the same folder, every byte written (a short write is
+an error), fsync'ed, then renamed, so a full disk or a crash leaves the old
+file or none, never a partial one.
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ import json
 import math
 import os
 import stat
+import tempfile
 from typing import Any, Callable, NoReturn
+
+from solver.errors import SerializationError
 
 MAX_FILE_BYTES = 1_000_000
 """The largest file read (1 MB; real state files, card sets and saves are a few kB)."""
@@ -171,3 +180,54 @@ def find_problem(data: Any, max_items: int = MAX_ITEMS, max_keys: int = MAX_KEYS
         for key, child in reversed(children):
             stack.append((child, parts + [key], depth + 1))
     return None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file
+
+
+def write_all(fd: int, data: bytes, path: str | os.PathLike) -> None:
+    """Writes every byte of ``data`` to ``fd``; OSError (ENOSPC) naming
+    ``path`` if the system takes none of what is left (a full disk)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(28, os.strerror(28), str(path))  # ENOSPC
+        view = view[n:]
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes, verb: str = "cannot write") -> None:
+    """Writes ``data`` (text as UTF-8) to ``path`` atomically: a temporary
+    file in the same folder, every byte written, fsync'ed, then renamed over
+    ``path``.  If anything fails the temporary file is removed and ``path``
+    is as it was; SerializationError ``<path>: <verb>: <why>`` (one line)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    where = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(where))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(where)[:40]}.", suffix=".tmp",
+                                   dir=folder)
+    except OSError as err:
+        raise SerializationError(f"{where}: {verb}: {err.strerror or err}") from None
+    try:
+        try:
+            write_all(fd, raw, where)
+            os.fchmod(fd, _FILE_MODE)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, where)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise SerializationError(f"{where}: {verb}: {err.strerror or err}") from None
+        raise

@@ -281,7 +281,7 @@ def game_for_config(config: CoreConfig) -> "WildhornGame":
 
 
 def max_game_length(config: CoreConfig) -> int:
-    """An upper bound on the player decisions of one game.
+    """An upper bound on the player decisions of one game (``CoreConfig.max_game_length``).
 
     Per turn: two redraw decisions; at most 2U activations (each exhausts a
     card; refreshes come only from cards, U = cards in play), U placements
@@ -289,9 +289,7 @@ def max_game_length(config: CoreConfig) -> int:
     whose plays (at most 2U a turn) each bring a pass; passes at most one per
     action plus two.
     """
-    cards = sum(config.present)
-    per_turn = 2 + 3 * cards * 8 + 4 * cards + 2
-    return config.turns * per_turn
+    return config.max_game_length  # one formula, the core's (it bounds Core.moves)
 
 
 class WildhornGame(pyspiel.Game):

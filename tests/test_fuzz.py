@@ -18,6 +18,7 @@ every refused file under 200 MB.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -31,14 +32,16 @@ from pathlib import Path
 import pytest
 
 from apps.play import PlaySession
-from apps.record import new_record, read_save
+from apps.record import GameRecord, new_record, read_save
 from bots.spec import BotSpec
 from solver import state_io
+from solver._core import Core
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import WildhornError
 from solver.game import make_config
 from playouts import playout, spots
 from conftest import run_cli
+from test_corruption import _oracle
 
 pytestmark = pytest.mark.fuzz
 
@@ -335,3 +338,104 @@ def test_a_handful_through_the_command(seeds, tmp_path):
     save.write_text(_mutant("save", seeds["save"][0], rng))
     r = _cli("play", "--load", str(save), "--bot", "heuristic", timeout=300)
     assert "Traceback" not in r.stderr and r.returncode in (0, 2), r.stderr[-500:]
+
+
+# --------------------------------------------------------------------------
+# Saves: corruptions of real games (issue 29)
+# --------------------------------------------------------------------------
+
+def _played_save(seed, human, decisions):
+    """The save text of a game of ``new_record`` with seeded random decisions."""
+    rng = random.Random(seed)
+    record = new_record(human=human, bot=BotSpec.parse("random"), seed=seed)
+    for _ in range(decisions):
+        status = record.status()
+        if status == "over":
+            break
+        action = rng.choice(record.core.legal_actions())
+        (record.human_act if status == "human" else record.bot_act)(action)
+    return record.save_text()
+
+
+def _b64_flip(text, rng):
+    raw = bytearray(base64.b64decode(text))
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(3, len(raw))
+        raw[i] = rng.choice([0, 1, 0xFF, raw[i] ^ 1, raw[i] ^ 0x80, rng.randrange(256)])
+    return base64.b64encode(bytes(raw)).decode("ascii")
+
+
+def _save_mutant(text, rng):
+    """A save with one field changed the way damage or an edit would."""
+    data = json.loads(text)
+    roll = rng.random()
+    if roll < 0.3 and "core" in data:
+        data["core"] = _b64_flip(data["core"], rng)
+    elif roll < 0.45 and data.get("steps"):
+        step = rng.choice(data["steps"])
+        step["action"] = rng.choice((step["action"] + rng.choice((-1, 1)), rng.randrange(284)))
+    elif roll < 0.55 and data.get("steps"):
+        i = rng.randrange(len(data["steps"]))
+        del data["steps"][i]
+    elif roll < 0.62 and data.get("steps"):
+        rng.choice(data["steps"])["by"] = rng.choice(("chance", "human", "bot", "rules"))
+    elif roll < 0.7:
+        data["seed"] = data["seed"] + rng.choice((-1, 1, 2**40))
+    elif roll < 0.77:
+        data["game"] = rng.choice(({"variant": "small"}, {"turns": 3}, {"dice": 8},
+                                   {"redraw": 0}, {"rockets": "3,3,3,3,3"}))
+    elif roll < 0.82:
+        data["human_side"] = "german" if data["human_side"] == "polish" else "polish"
+    elif roll < 0.87 and "rng" in data:
+        words = data["rng"][1]
+        words[rng.randrange(len(words))] = rng.choice((0, 2**32 - 1, 624))
+        if rng.random() < 0.5:
+            data["rng"][1] = [rng.choice((0, 1, 0x7FFFFFFF))] + [0] * 623 + [624]
+    elif roll < 0.92 and "undo" in data and data["undo"]:
+        snap = rng.choice(data["undo"])
+        snap["core"] = _b64_flip(snap["core"], rng)
+    else:
+        raw = bytearray(text.encode())
+        for _ in range(rng.randint(1, 4)):
+            raw[rng.randrange(len(raw))] = rng.randrange(32, 127)
+        return raw.decode("latin-1")
+    return json.dumps(data)
+
+
+def _replay_is_consistent(record):
+    """A loaded game: its position passes every check and is the one its
+    steps lead to from its start, replayed afresh."""
+    Core.from_bytes(record.core.config, record.core.to_bytes())
+    assert _oracle(record.core) is None, _oracle(record.core)
+    again = GameRecord(record.setup, record.start)
+    again.replay(list(record.steps))
+    assert again.core == record.core
+    if not record.core.is_terminal():
+        state_io.check_position(record.core)
+        assert record.core.is_chance() or record.core.legal_actions()
+
+
+def test_save_corruptions_are_refused_or_replay_consistently(tmp_path):
+    rng = random.Random(SEED + 29)
+    seeds = [_played_save(seed, seed % 2, decisions) for seed, decisions in
+             ((1, 6), (2, 40), (3, 400))]
+    seeds += [(ROOT / "tests" / "data" / "saves-v1" / name).read_text()
+              for name in ("play-random.json", "play-over.json")]
+    tried, refused, loaded = 0, Counter(), 0
+    for case in range(CASES):
+        text = _save_mutant(rng.choice(seeds), rng)
+        path = tmp_path / f"save-{case}.json"
+        path.write_text(text, encoding="latin-1")
+        tried += 1
+        with alarm():
+            try:
+                record = read_save(str(path))
+            except WildhornError as err:
+                _check_message(str(err), path)
+                refused[str(err).split(": ")[2] if str(err).count(": ") > 2 else "other"] += 1
+                continue
+            _replay_is_consistent(record)
+            loaded += 1
+    print(f"\nsave corruptions: {tried} mutants, {sum(refused.values())} refused, {loaded} "
+          f"loaded and consistent; refused at: {dict(refused.most_common(8))}")
+    assert sum(refused.values()) and loaded

@@ -7,9 +7,15 @@ order, so the files do not depend on ``--jobs`` or the backend.
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import threading
 import time
+from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import pyspiel
 
@@ -84,12 +90,49 @@ def make_player(spec: str, player: int, seed: int) -> Any:
 
 # ---- backends ---------------------------------------------------------------------
 
+PARENT_POLL_SECONDS = 0.5   # how often a worker looks whether its run is still alive
+
+
+def _exit_with_parent(main_thread: bool) -> None:
+    """In a worker: end when the run that started it dies (a kill -9 of the
+    run leaves no one to tell it).  Linux's parent-death signal ends it at
+    once, even deep in a search (armed only for a worker forked by the main
+    thread: the signal follows the thread that forked, not the process);
+    everywhere, a daemon thread sees the parent change (the worker is
+    re-parented) and exits."""
+    parent = os.getppid()
+    if main_thread:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def worker_init(main_thread: bool = False) -> None:
+    """The initializer of a local worker process (``main_thread``: forked by
+    the run's main thread)."""
+    close_inherited_locks()
+    _exit_with_parent(main_thread)
+
+
 class LocalBackend:
     """Games in ``jobs`` worker processes."""
 
     def __init__(self, jobs: int, address: str | None = None):
         self.pool = ProcessPoolExecutor(max_workers=jobs,
-                                        initializer=close_inherited_locks)
+                                        initializer=worker_init,
+                                        initargs=(threading.current_thread()
+                                                  is threading.main_thread(),))
 
     def submit(self, task: GameTask) -> Any:
         return self.pool.submit(play_game, task)
@@ -176,16 +219,22 @@ def make_backend(backend: str, jobs: int, address: str | None = None) -> Any:
     return (RayBackend if backend == "ray" else LocalBackend)(jobs, address)
 
 
-def results_in_order(runner: Any, tasks: Sequence[GameTask], window: int,
+def results_in_order(runner: Any, tasks: Iterable[GameTask], window: int,
                      handles: dict[int, Any]) -> Iterator[tuple[GameTask, dict[str, Any]]]:
     """(task, result) for each task in order, with up to ``window`` games
-    submitted ahead.  ``handles`` holds the games submitted and not yet
+    submitted ahead.  ``tasks`` may be lazy (a generator): only the window
+    is ever held.  ``handles`` holds the games submitted and not yet
     collected, for the caller to cancel when it stops early."""
     queue = iter(tasks)
-    for task in tasks:
+    ahead: deque[GameTask] = deque()
+    while True:
         while len(handles) < window:
-            ahead = next(queue, None)
-            if ahead is None:
+            task = next(queue, None)
+            if task is None:
                 break
-            handles[ahead.game] = runner.submit(ahead)
+            handles[task.game] = runner.submit(task)
+            ahead.append(task)
+        if not ahead:
+            return
+        task = ahead.popleft()
         yield task, runner.result(handles.pop(task.game))

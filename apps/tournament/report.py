@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
+import io
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -157,10 +157,9 @@ def _save_png(fig: Any, path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        fig.savefig(f, format="png", dpi=100)
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    write_atomic(path, buf.getvalue())   # a full disk: an error naming the file
 
 
 def plot_ratings(params: dict[str, Any], summary: dict[str, Any], path: Path) -> None:

@@ -6,7 +6,8 @@ summary and reports."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from apps.engine import external_command, is_external
 from apps.tournament import report, store
@@ -48,11 +49,12 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
         params = {"bots": bots, "format": fmt, "games": games, "seed": seed,
                   "sprt": sprt_params, "chance": chance}
         store.check_parameters(outdir, params)
-        tasks = schedule(bots, fmt, games, seed, chance)
-        played = store.resume(outdir)
-        pending = [t for t in tasks if t.game not in played.ids()]
+        tasks = schedule(bots, fmt, games, seed, chance)  # lazy: no memory per game
+        played = store.resume(outdir, tasks)
+        done = played.ids()
+        pending = (t for t in tasks if t.game not in done)
         interrupted = False
-        if pending and not sprt_decided(bots, sprt_params, played.rows):
+        if len(done) < len(tasks) and not sprt_decided(bots, sprt_params, played.rows):
             interrupted = play(pending, played, outdir, params, len(tasks), jobs, backend,
                                address, progress)
         summary = summarise(params, len(tasks), played, interrupted)
@@ -116,7 +118,7 @@ def sprt_decided(bots: Sequence[str], sprt_params: dict[str, float] | None,
     return bool(state and state["result"])
 
 
-def play(pending: Sequence[GameTask], played: store.Played, outdir: Path,
+def play(pending: Iterable[GameTask], played: store.Played, outdir: Path,
          params: dict[str, Any], total: int, jobs: int, backend: str, address: str | None,
          progress: Any) -> bool:
     """Play the pending games, recording each as it finishes (in game-id

@@ -9,8 +9,9 @@ the backend.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from solver.errors import ParameterError
 
@@ -56,24 +57,60 @@ class GameTask:
     chance: str = DEFAULT_CHANCE   # chance scheme (CHANCE_SCHEMES)
 
 
+class Schedule(Sequence):
+    """All games in id order, computed on demand: ``len``, ``schedule[i]``
+    (the game of id ``i + 1``), :meth:`task` by game id and iteration cost no
+    memory per game, so ``--games 100000000`` costs nothing up front.  Deal
+    by deal, pairing by pairing, the pairing's first bot Polish then German
+    on the same deal seed; in self-play every game is a deal of its own
+    (swapping a bot with itself changes nothing)."""
+
+    def __init__(self, bots: Sequence[str], fmt: str, games: int, seed: int,
+                 chance: str = DEFAULT_CHANCE):
+        self.bots, self.fmt, self.seed, self.chance = tuple(bots), fmt, seed, chance
+        self.pairs = pairings(len(bots), fmt)
+        self.size = games if fmt == "self-play" else (games // 2) * 2 * len(self.pairs)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.size))]
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError(f"game index {index} out of range 0..{self.size - 1}")
+        return self.task(index + 1)
+
+    def task(self, game: int) -> GameTask:
+        """The game of id ``game`` (1-based)."""
+        i = game - 1
+        if self.fmt == "self-play":
+            bot = self.bots[0]
+            return GameTask(game, 0, i, derive("deal", self.seed, bot, bot, i), bot, bot, bot,
+                            bot, self.chance)
+        deal, rest = divmod(i, 2 * len(self.pairs))
+        k, swap = divmod(rest, 2)
+        a, b = self.pairs[k]
+        first, second = self.bots[a], self.bots[b]
+        polish, german = (first, second) if swap == 0 else (second, first)
+        return GameTask(game, k, deal, derive("deal", self.seed, first, second, deal), polish,
+                        german, first, second, self.chance)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Schedule):
+            return (self.bots, self.fmt, self.seed, self.chance, self.size) == \
+                (other.bots, other.fmt, other.seed, other.chance, other.size)
+        if isinstance(other, list):
+            return len(other) == self.size and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def schedule(bots: Sequence[str], fmt: str, games: int, seed: int,
-             chance: str = DEFAULT_CHANCE) -> list[GameTask]:
-    """All games in id order: deal by deal, pairing by pairing, the pairing's
-    first bot Polish then German on the same deal seed.  In self-play every
-    game is a deal of its own (swapping a bot with itself changes nothing).
+             chance: str = DEFAULT_CHANCE) -> Schedule:
+    """The tournament's games in id order (a lazy :class:`Schedule`);
     ``chance`` is the chance scheme of every game."""
-    pairs = pairings(len(bots), fmt)
-    tasks = []
-    if fmt == "self-play":
-        bot = bots[0]
-        return [GameTask(g + 1, 0, g, derive("deal", seed, bot, bot, g), bot, bot, bot, bot,
-                         chance)
-                for g in range(games)]
-    for deal in range(games // 2):
-        for k, (i, j) in enumerate(pairs):
-            deal_seed = derive("deal", seed, bots[i], bots[j], deal)
-            for swap in (0, 1):
-                polish, german = (bots[i], bots[j]) if swap == 0 else (bots[j], bots[i])
-                tasks.append(GameTask(len(tasks) + 1, k, deal, deal_seed, polish, german,
-                                      bots[i], bots[j], chance))
-    return tasks
+    return Schedule(bots, fmt, games, seed, chance)

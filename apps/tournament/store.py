@@ -7,10 +7,16 @@ run per folder.
   existed) resumes with the legacy ``sequential`` scheme
   (:func:`chance_scheme`).
 * ``games.csv`` and ``values.csv``: a row per game and a row per value
-  estimate, appended with one ``os.write`` and an fsync (:func:`record`);
-  a torn last line (a kill mid-write) is cut off when read back.
-* Resume (:func:`resume`): the finished games are read back and the value
-  rows of games whose row was never written are dropped (they are replayed).
+  estimate, appended with every byte written (a short write is an error,
+  and is undone) and an fsync (:func:`record`): a game's value rows first,
+  then its row, which counts them; a full disk raises a one-line error
+  naming the file, and the game is not counted.  A torn last line (a kill
+  mid-write) is cut off when read back.
+* Resume (:func:`resume`): the finished games are read back, each row
+  checked against the schedule (a damaged or foreign row: a one-line error
+  with its line number); the value rows of games whose row was never
+  written are dropped, and a game whose value rows are fewer than its row
+  counts is taken out: both are played again.
 * ``summary.json``, ``standings.md`` and the figures are replaced
   atomically (:func:`write_atomic`).
 * :class:`FolderLock`: an exclusive ``flock`` on ``tournament.lock`` while a
@@ -29,49 +35,89 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from apps.tournament.scheduling import DEFAULT_CHANCE, LEGACY_CHANCE
-from solver.errors import FolderInUseError, ParameterError, one_line
+from solver._jsonio import write_all, write_atomic
+from solver.errors import FolderInUseError, ParameterError, SerializationError, one_line
 
 GAME_FIELDS = ["game", "pairing", "deal", "deal_seed", "polish", "german", "winner_side",
                "winner", "fragments_polish", "fragments_german", "moves",
-               "seconds_per_move_polish", "seconds_per_move_german"]
+               "seconds_per_move_polish", "seconds_per_move_german", "value_rows"]
+"""A ``games.csv`` row; ``value_rows`` counts the game's rows in ``values.csv``
+(empty in folders written before it existed)."""
 VALUE_FIELDS = ["game", "bot", "side", "move", "value", "won"]
 LOCK_NAME = "tournament.lock"
 COMMAND_LIMIT = 200          # characters of the running command quoted in the refusal
+_INT_FIELDS = ("game", "pairing", "deal", "deal_seed", "fragments_polish", "fragments_german",
+               "moves")
+_TASK_FIELDS = ("pairing", "deal", "deal_seed", "polish", "german")
 
 
 # ---- files ------------------------------------------------------------------------
 
+def _header(path: Path) -> list[str] | None:
+    """The column names of an existing CSV file (None if it has none yet)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+    except FileNotFoundError:
+        return None
+    if not first.endswith(b"\n"):
+        return None
+    return next(csv.reader([first.decode("utf-8", "replace")]), None)
+
+
 def append(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
-    """Append rows with one os.write on an O_APPEND descriptor, then fsync."""
+    """Append rows with one O_APPEND write of every byte, then fsync.  A
+    write that cannot finish (a full disk: an error or a short write) is
+    undone, the file cut back to where it was, and raises
+    SerializationError naming the file.  A file written before a column was
+    added keeps its own columns."""
     if not rows:
         return
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fields, lineterminator="\n")
-    new = not path.exists() or path.stat().st_size == 0
-    if new:
+    header = _header(path)
+    writer = csv.DictWriter(buf, header or fields, lineterminator="\n", extrasaction="ignore")
+    if header is None:
         writer.writeheader()
     writer.writerows(rows)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    data = buf.getvalue().encode()
     try:
-        os.write(fd, buf.getvalue().encode())
-        os.fsync(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise SerializationError(f"{path}: cannot write: {err.strerror or err}") from None
+    try:
+        size = os.fstat(fd).st_size
+        if header is None and size:
+            os.ftruncate(fd, 0)    # a header torn by a kill: written again
+            size = 0
+        try:
+            write_all(fd, data, path)
+            os.fsync(fd)
+        except OSError as err:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise SerializationError(f"{path}: cannot write: {err.strerror or err} (the rows "
+                                     f"of this game are not recorded; it is played again "
+                                     f"when the run is resumed)") from None
     finally:
         os.close(fd)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+class _Damaged(Exception):
+    """(line number, what is wrong) of a bad row."""
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    """The complete rows of a CSV file (a torn last line is cut off)."""
+    """The complete rows of a CSV file (a torn last line is cut off); each
+    row has ``_line``, its line number.  A file that is not UTF-8 CSV gives
+    a SerializationError with the line number."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -80,17 +126,87 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         with open(path, "r+b") as f:
             f.truncate(cut)
         data = data[:cut]
-    return list(csv.DictReader(io.StringIO(data.decode())))
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise SerializationError(f"{path}:{line}: not UTF-8 text (a damaged file?)") from None
+    reader = csv.DictReader(io.StringIO(text))
+    rows = []
+    try:
+        for row in reader:
+            row["_line"] = reader.line_num
+            rows.append(row)
+    except csv.Error as err:
+        raise SerializationError(f"{path}:{reader.line_num}: not a CSV row ({err})") from None
+    return rows
 
 
-def read_games(out: Path) -> list[dict[str, Any]]:
-    rows = read_rows(out / "games.csv")
-    for row in rows:
-        for key in ("game", "pairing", "deal", "deal_seed", "fragments_polish",
-                    "fragments_german", "moves"):
+def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int]) -> None:
+    """Checks and converts one games.csv row in place (raises _Damaged)."""
+    missing = [k for k in GAME_FIELDS if k != "value_rows" and not row.get(k)]
+    if missing or None in row:
+        what = f"missing {', '.join(missing)}" if missing else "extra columns"
+        raise _Damaged(f"a damaged row ({what})")
+    for key in _INT_FIELDS:
+        try:
             row[key] = int(row[key])
+        except ValueError:
+            raise _Damaged(f"{key}: expected an integer, got {one_line(row[key])[:40]!r}") from None
+    counted = row.get("value_rows") or None
+    try:
+        row["value_rows"] = None if counted is None else int(counted)
+    except ValueError:
+        raise _Damaged(f"value_rows: expected an integer, got {one_line(counted)[:40]!r}") from None
+    game = row["game"]
+    if game in seen:
+        raise _Damaged(f"game {game} is recorded twice")
+    if tasks is not None:
+        if not 1 <= game <= len(tasks):
+            raise _Damaged(f"game {game} is not a game of this tournament (it schedules "
+                           f"{len(tasks)}): a row of another tournament?")
+        task = tasks[game - 1]
+        for key in _TASK_FIELDS:
+            if row[key] != getattr(task, key):
+                raise _Damaged(f"game {game}: {key} {one_line(str(row[key]))[:60]!r}, but this "
+                               f"tournament schedules {getattr(task, key)!r}: a row of another "
+                               f"tournament?")
+    seen.add(game)
+
+
+def read_games(out: Path, tasks: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+    """The rows of ``games.csv`` in game order, checked (against the
+    schedule ``tasks`` if given): a damaged or foreign row gives a one-line
+    SerializationError with its line number."""
+    path = out / "games.csv"
+    rows = read_rows(path)
+    seen: set[int] = set()
+    for row in rows:
+        try:
+            _games_row(row, tasks, seen)
+        except _Damaged as err:
+            raise SerializationError(f"{path}:{row['_line']}: {err} (repair or remove the "
+                                     f"line, or use another --out)") from None
     return sorted(rows, key=lambda r: r["game"])
 
+
+def _value_rows(out: Path) -> list[dict[str, str]]:
+    path = out / "values.csv"
+    rows = read_rows(path)
+    for row in rows:
+        if None in row or any(row.get(k) is None for k in VALUE_FIELDS):
+            raise SerializationError(f"{path}:{row['_line']}: a damaged row (wrong number of "
+                                     f"columns)")
+        try:
+            int(row["game"])
+        except ValueError:
+            raise SerializationError(f"{path}:{row['_line']}: game: expected an integer, got "
+                                     f"{one_line(row['game'])[:40]!r}") from None
+    return rows
+
+
+def _clean(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "_line"}
 
 
 def _recorded(outdir: Path) -> dict[str, Any] | None:
@@ -153,30 +269,53 @@ class Played:
         self.rows.append(result["row"])
         self.values.extend({k: str(v) for k, v in x.items()} for x in result["values"])
 
-    def reload(self, outdir: Path) -> None:
+    def reload(self, outdir: Path, tasks: Sequence[Any] | None = None) -> list[int]:
         """Read the games back from the files (after a Ctrl-C, which may have
-        come between writing a game's row and keeping it here)."""
-        self.rows = read_games(outdir)
+        come between writing a game's row and keeping it here).  A game whose
+        value rows are not all there (``value_rows`` counts them) is left out,
+        to be played again; returns those games."""
+        rows = read_games(outdir, tasks)
+        values = [_clean(v) for v in _value_rows(outdir)]
+        count: dict[int, int] = {}
+        for v in values:
+            count[int(v["game"])] = count.get(int(v["game"]), 0) + 1
+        torn = [r["game"] for r in rows
+                if r["value_rows"] is not None and count.get(r["game"], 0) != r["value_rows"]]
+        self.rows = [_clean(r) for r in rows if r["game"] not in torn]
         done = self.ids()
-        self.values = [v for v in read_rows(outdir / "values.csv") if int(v["game"]) in done]
+        self.values = [v for v in values if int(v["game"]) in done]
+        return torn
 
 
-def resume(outdir: Path) -> Played:
-    """The games finished in ``outdir``; ``values.csv`` is rewritten without
-    the values of games whose row was never written (they are replayed)."""
-    played = Played()
-    played.reload(outdir)
+def _csv_text(fields: list[str], rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, VALUE_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fields, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(played.values)
-    write_atomic(outdir / "values.csv", buf.getvalue())
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def resume(outdir: Path, tasks: Sequence[Any] | None = None) -> Played:
+    """The games finished in ``outdir`` (checked against the schedule
+    ``tasks``).  ``values.csv`` is rewritten without the values of games
+    whose row was never written, and a game whose value rows are incomplete
+    (a full disk cut them) is taken out of ``games.csv`` too: both are
+    played again."""
+    played = Played()
+    torn = played.reload(outdir, tasks)
+    if torn:
+        header = _header(outdir / "games.csv") or GAME_FIELDS
+        write_atomic(outdir / "games.csv", _csv_text(header, played.rows))
+    write_atomic(outdir / "values.csv", _csv_text(VALUE_FIELDS, played.values))
     return played
 
 
 def record(outdir: Path, result: dict[str, Any]) -> None:
-    """Append a finished game: its value rows first, then its row (the row is
-    what marks the game done)."""
+    """Append a finished game: its value rows first, then its row, which
+    counts them (the row is what marks the game done).  Each write is
+    checked: a full disk raises SerializationError naming the file, and the
+    game is not counted."""
+    result["row"]["value_rows"] = len(result["values"])
     append(outdir / "values.csv", VALUE_FIELDS, result["values"])
     append(outdir / "games.csv", GAME_FIELDS, [result["row"]])
 

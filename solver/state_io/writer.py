@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import IO, Any
 
 from solver._core import CARDS_PER_SIDE, Core
+from solver._jsonio import write_atomic
 from solver.errors import ParameterError
 from solver.state_io.fileformat import CHANCE_STEPS, FORMAT, FRAGMENT_KEYS, SIDES, STEPS, ZONES
 from solver.state_io.params import card_set_source, game_params_of
@@ -127,12 +127,13 @@ def dumps(state: Any, player: Any) -> str:
 
 
 def dump(state: Any, player: Any, target: str | os.PathLike | IO) -> None:
-    """Writes ``player``'s view of ``state`` to a path or an open text file."""
+    """Writes ``player``'s view of ``state`` to a path (atomically: a full disk
+    leaves no partial file; SerializationError naming it) or an open text file."""
     text = dumps(state, player)
     if hasattr(target, "write"):
         target.write(text)
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        write_atomic(target, text)
 
 
 def _pretty(value: Any, indent: int, column: int, top: bool = False) -> str:
