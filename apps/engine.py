@@ -39,10 +39,10 @@ from bots import make_bot, parse_spec
 from solver import state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
+from solver.vocabulary import SIDES
 
 PROTOCOL = 1
 EXTERNAL_PREFIX = "cmd:"
-SIDES = ("polish", "german")
 START_TIMEOUT = 60.0     # seconds for an engine to answer hello and new_game
 MOVE_TIMEOUT = 600.0     # seconds for an engine to answer a request to act
 LINE_LIMIT = 1 << 20     # bytes of one message

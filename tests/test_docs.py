@@ -420,13 +420,17 @@ def test_results_doc_names_every_results_file_and_only_existing_ones():
 
 
 def _code_lines(text: str) -> list[str]:
-    """The lines of indented and fenced code blocks of a Markdown text."""
-    out, fenced = [], False
+    """The lines of indented and fenced code blocks of a Markdown text (a
+    shell line continued with a backslash joined to the next)."""
+    out, fenced, held = [], False, ""
     for line in text.splitlines():
         if line.startswith("```"):
             fenced = not fenced
         elif fenced or line.startswith("    "):
-            out.append(line.strip())
+            line = held + line.strip()
+            held = line[:-1] if line.endswith("\\") else ""
+            if not held:
+                out.append(line)
     return out
 
 
