@@ -64,9 +64,8 @@ from apps.narration import roll_needed
 from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
-from bots._inference import Observations
-from bots.base import SearchBot
-from solver._core import Core
+from bots import Observations, SearchBot
+from solver import Core
 from solver.errors import ParameterError, StateFormatError
 from solver.vocabulary import SIDE_TITLES as TITLES, SIDES
 

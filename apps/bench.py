@@ -22,11 +22,9 @@ from typing import Any, Callable
 import pyspiel
 
 import solver
-from bots._ismcts import ISMCTS
-from bots._oos import OOS
+from bots import ISMCTS, OOS
 from bots.registry import available_cores, engine_options
-from solver._core import Core
-from solver._tree import playout_stats, tree_size
+from solver import Core, playout_stats, tree_size
 from solver.game import VARIANTS, make_config
 
 

@@ -44,7 +44,7 @@ from bots import BotSpecError, parse_spec, spec_help
 from bots.registry import ITERATION_LIMIT, TIME_LIMIT
 from bots.spec import BotSpec
 from solver import __version__
-from solver._jsonio import write_atomic
+from solver.jsonio import write_atomic
 from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, with_rulings_pointer
 from solver.state_io import write_random_states

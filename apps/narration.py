@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterable, Sequence
 
-from solver._core import CARDS_PER_SIDE, Core, CoreConfig, decode_action
+from solver import CARDS_PER_SIDE, Core, CoreConfig, decode_action
 from solver.errors import IllegalActionError
 from solver.vocabulary import (HOMES, SEARCH_ZONE, SIDE_TITLES, SIDES, ZONE_PLACES, ZONE_TITLES,
                                ZONES)

@@ -47,8 +47,8 @@ from apps.advise import advise
 from apps.narration import Kind, Narrator
 from bots import BotSpec, BotSpecError, Observations, SearchBot
 from solver import Core, CoreConfig
-from solver._jsonio import find_problem, loads, read_bounded
-from solver._jsonio import write_atomic as _write_atomic  # the one writer of user files
+from solver.jsonio import find_problem, loads, read_bounded
+from solver.jsonio import write_atomic as _write_atomic  # the one writer of user files
 from solver.errors import (IllegalActionError, ParameterError, SerializationError,
                            StaleActionError, WildhornError, describe_value, label, one_line)
 from solver.game import check_params
@@ -835,9 +835,14 @@ def _truncate(record: GameRecord, i: int) -> None:
     del record.steps[i:], record.before[i:], record._rng_before[i:], record._events_before[i:]
 
 
+SAVE_MODE = 0o600
+"""A save holds the whole game, the bot's hand and the decks too: its owner's only."""
+
+
 def write_atomic(path: str, data: str) -> None:
-    """Writes ``data`` to ``path`` atomically (SerializationError if it cannot)."""
-    _write_atomic(path, data, verb="cannot save")
+    """Writes ``data`` to ``path`` atomically, readable by its owner only
+    (SerializationError if it cannot)."""
+    _write_atomic(path, data, verb="cannot save", mode=SAVE_MODE)
 
 
 # ---- the searches a game asks for (run in the terminal's process or a child) -----

@@ -13,7 +13,7 @@ from apps.record import FORMAT as GAME_FORMAT
 from apps.record import read_save as read_record
 from apps.record import record_from_text
 from solver import Core
-from solver._jsonio import read_bounded
+from solver.jsonio import read_bounded
 from solver.errors import ParameterError, StateFormatError, label
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import Position, dumps, position_of, read_position, to_json

@@ -11,7 +11,7 @@ import pyspiel
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
-from solver._core import Core
+from solver import Core
 from solver.game import game_for_config
 from solver.errors import BotSpecError, WildhornError
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from ._jsonio import JsonObject, find_problem, loads, read_bounded
+from .jsonio import JsonObject, find_problem, loads, read_bounded
 from .errors import CardSetError, ParameterError, describe_value, one_line, quote
 from .errors import label as short_label
 

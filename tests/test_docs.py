@@ -323,7 +323,7 @@ def test_the_outside_check_would_catch_a_mention(tmp_path):
     for text in ("see ../shared/docs/state-format.md", "(shared/rules/rulings.md)",
                  "shared/docs/x", "`../../shared/rules/cards.md`"):
         assert _OUTSIDE.search(text)
-    assert not _OUTSIDE.search("docs/rules.md and solver/_jsonio.py (shared by)")
+    assert not _OUTSIDE.search("docs/rules.md and solver/jsonio.py (shared by)")
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Full disks (issue 29): ``export --out`` and ``random-states`` write every
 file through a temporary file in the same folder and a rename
-(``solver._jsonio.write_atomic``), so a full disk leaves no partial file and
+(``solver.jsonio.write_atomic``), so a full disk leaves no partial file and
 gives a one-line error naming the file, exit status 2.
 
 Two ways to fill a disk: a real one, a 64 kB tmpfs (needs root and a
@@ -22,7 +22,7 @@ import pytest
 from apps import cli
 from apps.record import new_record
 from bots.spec import BotSpec
-from solver import _jsonio, state_io
+from solver import jsonio, state_io
 from conftest import run_cli
 
 
@@ -118,7 +118,7 @@ def _failing_write(monkeypatch, after_bytes: int, short: bool = False):
         left[0] -= n
         return n
 
-    monkeypatch.setattr(_jsonio.os, "write", write)
+    monkeypatch.setattr(jsonio.os, "write", write)
 
 
 @pytest.mark.parametrize("short", [False, True])

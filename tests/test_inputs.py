@@ -8,7 +8,7 @@ import os
 import pyspiel
 import pytest
 
-from solver._jsonio import MAX_FILE_BYTES, find_problem, loads, read_bounded
+from solver.jsonio import MAX_FILE_BYTES, find_problem, loads, read_bounded
 from solver.errors import ParameterError, describe_value, quote
 from solver.game import WildhornGame, check_params
 

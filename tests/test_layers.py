@@ -107,3 +107,52 @@ def test_cython_imports_are_read():
     (found,) = [m for m, _, _ in _cython_imports(ROOT / "bots" / "_policy.pyx")
                 if m == "solver._core"]
     assert found == "solver._core"
+
+
+# ---- private modules and the tables ----------------------------------------------------
+
+def private_imports(root: Path = ROOT) -> list[str]:
+    """Every Python import of another package's private module (``solver._core``
+    from ``apps``, ``from bots import _budget``...), as 'file:line: module':
+    a package is used through its public names.  Cython's ``cimport`` of a
+    ``.pxd`` is the C interface, meant to be shared, and is not counted."""
+    found = []
+    for folder in ("solver", "bots", "exact", "apps", "benchmarks", "scripts"):
+        for path in sorted((root / folder).rglob("*.py")):
+            own = path.relative_to(root).parts[0]
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                else:
+                    continue
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] in PROJECT and parts[0] != own and len(parts) > 1 \
+                            and parts[1].startswith("_") and not parts[1].startswith("__"):
+                        found.append(f"{path.relative_to(root)}:{node.lineno}: {name}")
+                        break
+    return found
+
+
+def test_no_module_imports_another_packages_private_module():
+    assert private_imports() == []
+
+
+def test_a_private_import_is_caught(tmp_path):
+    for name in ("solver", "bots", "exact", "apps", "benchmarks", "scripts"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "apps" / "a.py").write_text("from solver._core import Core\n")
+    (tmp_path / "apps" / "b.py").write_text("from bots import _budget\n")
+    (tmp_path / "bots" / "c.py").write_text("from bots._inference import POOL\n")  # its own
+    assert private_imports(tmp_path) == ["apps/a.py:1: solver._core",
+                                         "apps/b.py:1: bots._budget"]
+
+
+def test_no_web_module_imports_the_terminal_table():
+    """The web table and the terminal table are views of one record
+    (apps.record), never of each other."""
+    for path in sorted((ROOT / "apps" / "server").glob("*.py")):
+        modules = {m for m, _, _ in _python_imports(path)}
+        assert not {"apps.play", "rich"} & modules, path

@@ -17,7 +17,7 @@ import solver  # noqa: F401  (registers the game)
 from apps import cli
 from apps.saved import load_plays, load_position, position_to_advise
 from solver import state_io
-from solver._jsonio import MAX_FILE_BYTES
+from solver.jsonio import MAX_FILE_BYTES
 from solver.errors import StateFormatError
 from solver.state_io.checker import PositionCheck
 from test_advise import _saved_game

@@ -29,7 +29,7 @@ import pytest
 from apps import tournament as T
 from apps.tournament import runner as tournament_runner
 from apps.tournament.scheduling import Schedule
-from solver import _jsonio
+from solver import jsonio
 from solver.errors import SerializationError, WildhornError
 from tournament_helpers import ROOT, alive, cli, forked_children, wait_for, without_seconds
 
@@ -93,7 +93,7 @@ def test_a_games_row_counts_its_value_rows(reference):
 # ---- a full disk ------------------------------------------------------------------
 
 class _FailingOs:
-    """``os`` for solver._jsonio (the store's writer) whose ``write`` lets
+    """``os`` for solver.jsonio (the store's writer) whose ``write`` lets
     ``budget`` bytes through, then fails with ENOSPC, or (``short``) takes
     nothing, as a full disk does."""
 
@@ -117,7 +117,7 @@ class _FailingOs:
 def test_a_full_disk_stops_the_run_naming_the_file_and_resume_completes(
         monkeypatch, tmp_path, reference, budget, short):
     out = tmp_path / "run"
-    monkeypatch.setattr(_jsonio, "os", _FailingOs(budget, short))
+    monkeypatch.setattr(jsonio, "os", _FailingOs(budget, short))
     with pytest.raises(SerializationError) as err:
         _run(out)
     message = str(err.value)

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 
 from apps.record import MAX_SAVE_ITEMS
 from apps.server.games import GameStore, ServerGame
-from solver._jsonio import find_problem, loads
+from solver.jsonio import find_problem, loads
 from solver.errors import PositionError, RequestError
 
 MAX_BODY = 4 * 2**20  # bytes of a request body (a save file is a few tens of KB)

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from apps.tournament.scheduling import DEFAULT_CHANCE, LEGACY_CHANCE
-from solver._jsonio import write_all, write_atomic
+from solver.jsonio import write_all, write_atomic
 from solver.errors import FolderInUseError, ParameterError, SerializationError, one_line
 
 GAME_FIELDS = ["game", "pairing", "deal", "deal_seed", "polish", "german", "winner_side",

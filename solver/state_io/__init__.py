@@ -82,7 +82,7 @@ fragment, each Hidden Fragments card 1 or 2.  Whatever ``Core.from_fields``
 still refuses comes back as a StateFormatError too, with the nearest JSON
 path.  The list, for people who own the game: ``docs/position-invariants.md``.
 
-Files are read bounded (``solver._jsonio``): a regular file of at most 1 MB,
+Files are read bounded (``solver.jsonio``): a regular file of at most 1 MB,
 JSON without NaN or infinities, no array or object larger than any state
 has; an integer is written without a fraction (``2.0`` is refused).
 ``check_position(state)`` applies the same checks to a position from both

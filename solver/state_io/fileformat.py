@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 import jsonschema
 
-from solver._jsonio import find_problem
+from solver.jsonio import find_problem
 from solver.errors import StateFormatError, describe_value, one_line, quote
 from solver.errors import label as short_label
 from solver.vocabulary import (ACTOR_STEPS, CHANCE_STEPS, DECISION_STEPS, FRAGMENT_KEYS, HOMES,

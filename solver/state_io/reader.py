@@ -1,6 +1,6 @@
 """Reading state files: the one read path.
 
-:func:`read_position` reads a file once (bounded, ``solver._jsonio``),
+:func:`read_position` reads a file once (bounded, ``solver.jsonio``),
 checks it once (structure and schema, then every rules-level check of
 :mod:`solver.state_io.checker`, then its ``opponent_plays``) and returns a
 :class:`Position`: the position with the opponent's hidden cards drawn with
@@ -21,7 +21,7 @@ from typing import IO, Any
 import pyspiel
 
 from solver._core import NUM_DISTINCT_ACTIONS, Core, encode_action
-from solver._jsonio import MAX_FILE_BYTES, loads, read_bounded, read_text_bounded, size_problem
+from solver.jsonio import MAX_FILE_BYTES, loads, read_bounded, read_text_bounded, size_problem
 from solver.cards import load_card_set
 from solver.errors import ParameterError, WildhornError, describe_value
 from solver.errors import quote as _q

@@ -10,7 +10,7 @@ import os
 from typing import IO, Any
 
 from solver._core import CARDS_PER_SIDE, Core
-from solver._jsonio import write_atomic
+from solver.jsonio import write_atomic
 from solver.errors import ParameterError
 from solver.state_io.fileformat import CHANCE_STEPS, FORMAT, FRAGMENT_KEYS, SIDES, STEPS, ZONES
 from solver.state_io.params import card_set_source, game_params_of

@@ -202,11 +202,13 @@ def write_all(fd: int, data: bytes, path: str | os.PathLike) -> None:
         view = view[n:]
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, verb: str = "cannot write") -> None:
+def write_atomic(path: str | os.PathLike, data: str | bytes, verb: str = "cannot write",
+                 mode: int | None = None) -> None:
     """Writes ``data`` (text as UTF-8) to ``path`` atomically: a temporary
     file in the same folder, every byte written, fsync'ed, then renamed over
     ``path``.  If anything fails the temporary file is removed and ``path``
-    is as it was; SerializationError ``<path>: <verb>: <why>`` (one line)."""
+    is as it was; SerializationError ``<path>: <verb>: <why>`` (one line).
+    ``mode``: the file's permissions (default: what ``open`` would give)."""
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     where = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(where))
@@ -218,7 +220,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, verb: str = "cannot
     try:
         try:
             write_all(fd, raw, where)
-            os.fchmod(fd, _FILE_MODE)
+            os.fchmod(fd, _FILE_MODE if mode is None else mode)
             os.fsync(fd)
         finally:
             os.close(fd)
