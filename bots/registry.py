@@ -236,6 +236,13 @@ INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS
                    "without them worlds stay uniform", engine="inference")
 
 
+ENDGAME = Option("endgame", _choice("exact", "off"), "exact",
+                 "exact: at a position of the last turn where nothing is hidden any more "
+                 "(both decks empty, past the V-2 step; exact.endgame), first solve it "
+                 "exactly with up to half the move's budget and, if that finishes, play an "
+                 "exact best action and report exact values; off: always search")
+
+
 @dataclass(frozen=True)
 class BotEntry:
     """A bot: its class (built as ``cls(player, seed, **options)``), a line
@@ -267,6 +274,7 @@ BOTS: dict[str, BotEntry] = {
                low=0.0, high=1e9, engine="prior"),
         INFERENCE,
         THREADS,
+        ENDGAME,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -294,6 +302,7 @@ BOTS: dict[str, BotEntry] = {
                "afresh"),
         INFERENCE,
         THREADS,
+        ENDGAME,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (
