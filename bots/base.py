@@ -189,7 +189,7 @@ class SearchBot(Bot):
         result = solve_endgame(
             core, max_nodes=int(ENDGAME_SHARE * ENDGAME_NODES_PER_ITERATION * self.iterations),
             max_seconds=ENDGAME_SHARE * self.time, every_action=every_action,
-            solver=self._endgame_solver)
+            solver=self._endgame_solver, keep_table=True)
         return result, _budget.clock() - start
 
     @staticmethod

@@ -290,7 +290,8 @@ cdef class Solver:
         _table_clear(&self.table)
 
     def table_stats(self):
-        """Lookups, hits, stores, evictions and slots used since the last clear."""
+        """The last solve's lookups, hits, stores and evictions; the slots
+        used since the last clear, and the slots."""
         t = self.table
         return {"probes": t.probes, "hits": t.hits, "stores": t.stores,
                 "evictions": t.evictions, "used": t.used, "slots": t.cap}
@@ -470,7 +471,9 @@ cdef class Solver:
         only) the window narrows to the best value found so far, so the
         best action's row is exact and the others are bounds that prove
         them no better.  ``max_nodes``/``max_seconds`` 0: no limit.  The
-        table is kept from earlier solves (``clear`` forgets it)."""
+        table is kept from earlier solves (``clear`` forgets it): what it
+        holds are bounds on positions' own values, true whatever the root;
+        its counters (``table_stats``) count this solve only."""
         cdef const Config* c = &root.config.c
         cdef State child
         cdef int acts[NUM_ACTIONS]
@@ -487,6 +490,10 @@ cdef class Solver:
             raise ValueError("solve: the position is terminal")
         self.nodes = 0
         self.cutoffs = 0
+        self.table.probes = 0
+        self.table.hits = 0
+        self.table.stores = 0
+        self.table.evictions = 0
         self.aborted = False
         self.max_nodes = max_nodes
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0

@@ -103,7 +103,7 @@ class Solution:
 
 def solve(state: Any, max_nodes: int = 0, max_seconds: float = 0.0, *,
           every_action: bool = True, solver: Solver | None = None,
-          clock: Callable[[], float] | None = None,
+          keep_table: bool = False, clock: Callable[[], float] | None = None,
           table_entries: int = DEFAULT_TABLE_ENTRIES) -> Solution:
     """Solves a position of the solvable region (a core or a pyspiel state)
     within ``max_nodes`` positions and ``max_seconds`` (0: no limit; the
@@ -111,8 +111,10 @@ def solve(state: Any, max_nodes: int = 0, max_seconds: float = 0.0, *,
 
     ``every_action``: each action's exact value (otherwise only the best
     action's, the others proved no better: cheaper, enough to play).
-    ``solver``: a :class:`Solver` to reuse (its table is cleared first);
-    by default a new one with ``table_entries`` slots.
+    ``solver``: a :class:`Solver` to reuse (its table is cleared first
+    unless ``keep_table``: the table holds bounds on positions' own values,
+    valid from any root, so a bot keeps it from move to move); by default
+    a new one with ``table_entries`` slots and ``clock``.
     Raises ValueError outside the solvable region."""
     core = _core_of(state)
     if not solvable(core):
@@ -121,7 +123,8 @@ def solve(state: Any, max_nodes: int = 0, max_seconds: float = 0.0, *,
     clock = clock or time.perf_counter
     if solver is None:
         solver = Solver(table_entries=table_entries, clock=clock)
-    solver.clear()
+    elif not keep_table:
+        solver.clear()
     t0 = time.perf_counter()
     complete, rows, nodes = solver.solve(core, max_nodes=max_nodes, max_seconds=max_seconds,
                                          every_action=every_action)
