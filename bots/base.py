@@ -105,6 +105,7 @@ class SearchBot(Bot):
         if endgame not in ("exact", "off"):
             raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
         self.endgame = endgame
+        self.endgame_every_action = False   # advise sets it: every action's exact value
         self._endgame_solver: EndgameSolver | None = None
         if iterations is None and time is None:
             time = 1.0
@@ -159,7 +160,7 @@ class SearchBot(Bot):
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        exact, spent = self.solve_exactly(core)
+        exact, spent = self.solve_exactly(core, self.endgame_every_action)
         if exact is not None and exact.complete:
             return self._exact_answer(core, exact)
         if observations is None:

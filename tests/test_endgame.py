@@ -6,6 +6,7 @@ bots (endgame=exact) and advise."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pyspiel
 import pytest
@@ -313,3 +314,38 @@ def test_bot_time_budget_uses_the_injected_clock(monkeypatch):
     state = after_rocket("small", 0)
     exact, spent = make_bot("ismcts:time=1,endgame=exact", 0).solve_exactly(state.core)
     assert exact is not None and not exact.complete and spent > 0
+
+
+# ---- advise ----------------------------------------------------------------------
+
+
+def test_advise_says_exact():
+    """A solvable position: the advice is exact (every action's exact value,
+    no interval, the opponent's exact best replies) and fits the schema."""
+    import json
+
+    import jsonschema
+
+    from apps.advise import advise, format_advice
+
+    core = last_turn({"PL01": "periphery", "PL02": "periphery", "PL18": "hand",
+                      "DE01": "periphery", "DE02": "periphery", "DE18": "hand"},
+                     {"periphery": 1, "forest": 1, "base": 1})
+    answer = advise(core, "ismcts:iterations=2000", seed=1)
+    assert answer["exact"] is True
+    exact = solve(core)
+    assert answer["recommended_id"] == exact.best
+    for row in answer["actions"]:
+        assert row["value"] == pytest.approx(exact.value_of(row["id"]), abs=1e-6)
+        assert row["stderr"] == 0.0
+    assert answer["value"]["polish"] == pytest.approx(exact.polish, abs=1e-6)
+    assert answer["value_ci95"]["polish"][0] == answer["value_ci95"]["polish"][1]
+    assert answer["responses"] or answer["responses_note"]
+    for reply in answer["responses"]:
+        assert 0.0 < reply["probability"] <= 1.0 + 1e-9 and reply["stderr"] == 0.0
+    schema = json.loads((Path(__file__).resolve().parent.parent / "solver" / "data"
+                         / "advice.schema.json").read_text())
+    jsonschema.validate(answer, schema)
+    assert "Exact: the position is solved" in format_advice(answer)
+    off = advise(core, "ismcts:iterations=300,endgame=off", seed=1, responses=False)
+    assert "exact" not in off
