@@ -87,15 +87,19 @@ def last_turn_points(seed: int, specs: tuple[str, str] = SUITE_BOTS) -> list[Cor
 
 
 def make_suite(games: int = SUITE_GAMES, max_nodes: int = SUITE_NODES,
-               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+               log: Callable[[str], None] = lambda _: None,
+               last: int | None = None) -> dict[str, Any]:
     """The frozen suite: every point of :func:`last_turn_points` for seeds
-    1..``games``, each solved (every action) within ``max_nodes`` nodes (a
-    node budget, so the suite is the same on any machine)."""
+    1..``games`` (only the ``last`` of each game if given), each solved
+    (every action) within ``max_nodes`` nodes (a node budget, so the suite
+    is the same on any machine)."""
     positions = []
     engine = Solver()
     for seed in range(1, games + 1):
         points = last_turn_points(seed)
         for k, core in enumerate(points):
+            if last is not None and len(points) - k > last:
+                continue
             result = solve(core, max_nodes=max_nodes, solver=engine)
             row = {"game": seed, "index": k, "from_end": len(points) - k,
                    "phase": core.phase, "player": core.current_player(),
