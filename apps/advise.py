@@ -293,10 +293,14 @@ def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: 
 
 def _exact_responses(core: Core, bot: SearchBot, action: int
                      ) -> tuple[list[dict[str, Any]], str | None]:
-    """The opponent's exact best replies before the player's next decision
-    after ``action``, every chance outcome on the way followed with its
-    probability; after each reply, the player's exact best answer at the
-    likeliest next decision and the exact value of the reply."""
+    """The opponent's exact best replies before the player's next free
+    decision after ``action`` (the player's own choices inside the action's
+    resolution taken with their exact best), every chance outcome on the way
+    followed with its probability; after each reply, the player's exact
+    best answer at the likeliest next decision and the exact value of the
+    reply.  Every legal reply is listed (at most ``MAX_REPLIES + 2``): those
+    perfect play never chooses with probability 0, so the answer to, say, a
+    Bad Luck card the opponent should not play is there too."""
     player = core.current_player()
     opp = 1 - player
     replies: dict[int, dict[str, Any]] = {}
@@ -307,53 +311,89 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
             return None
         return solution.best, solution.value
 
-    def follow(s: Core, p: float, found: list) -> bool:
-        """Chance outcomes from ``s`` to the next decision of anyone."""
-        if s.is_terminal() or not s.is_chance():
-            found.append((s, p))
-            return True
-        return all(follow(s.applied(a), p * q, found) for a, q in s.chance_outcomes())
+    def follow(s: Core, p: float, found: list, own: bool, faces: tuple = ()) -> bool:
+        """Chance outcomes from ``s`` to the next decision (``own``: the
+        player's own decisions inside the action's resolution taken with
+        their exact best action, as far as the opponent's first decision
+        or the player's next main action), as (position, probability, the
+        die faces met); False if a solve ran out."""
+        if s.is_chance():
+            return all(follow(s.applied(a), p * q, found, own, faces + (a + 1,))
+                       for a, q in s.chance_outcomes())
+        if own and not s.is_terminal() and s.current_player() == player \
+                and s.phase != "actions":
+            solved = best_of(s)
+            return solved is not None and follow(s.applied(solved[0]), p, found, own, faces)
+        found.append((s, p, faces))
+        return True
 
     first: list = []
-    follow(core.applied(action), 1.0, first)
-    for s, p in first:
+    if not follow(core.applied(action), 1.0, first, True):
+        return [], "the exact solve of your own follow-up ran out of budget"
+    for s, p, rolled in first:
         if s.is_terminal() or s.current_player() != opp:
             continue
         solved = best_of(s)
         if solved is None:
             return [], "the exact solve of a reply ran out of budget"
-        reply, _ = solved
-        entry = replies.setdefault(reply, {"p": 0.0, "phase": s.phase, "text":
-                                           s.action_string(opp, reply), "after": []})
-        entry["p"] += p
-        follow(s.applied(reply), p, entry["after"])
+        for reply in s.legal_actions():
+            entry = replies.setdefault(reply, {"p": 0.0, "phase": s.phase, "text":
+                                               s.action_string(opp, reply), "after": []})
+            if reply == solved[0]:
+                entry["p"] += p
+            follow(s.applied(reply), p, entry["after"], False, rolled)
     if not replies:
         return [], "the opponent has no decision before yours (under perfect play)"
     out = []
-    for reply, entry in sorted(replies.items(), key=lambda kv: -kv[1]["p"]):
-        total = sum(q for _, q in entry["after"])
-        value = 0.0
-        likeliest = max(entry["after"], key=lambda x: x[1])
-        then, at = "the game ends", "terminal"
-        for s, q in entry["after"]:
+    # his best replies first (the likeliest under perfect play), then the
+    # others, which perfect play never chooses (probability 0), best for him first
+    for reply, entry in replies.items():
+        total = sum(q for _, q, _ in entry["after"])
+        groups: dict[tuple[str, str], dict[str, Any]] = {}
+        for s, q, faces in entry["after"]:
             if s.is_terminal():
-                v = 1.0 if s.returns()[player] > 0 else 0.0
+                v, then, at = (1.0 if s.returns()[player] > 0 else 0.0), \
+                    "nothing: the game is over", "end"
             else:
                 solved = best_of(s)
                 if solved is None:
                     return [], "the exact solve of an answer ran out of budget"
-                v = solved[1] if s.current_player() == player else 1.0 - solved[1]
-                if s is likeliest[0]:
-                    at = s.phase
-                    then = (s.action_string(player, solved[0]) if s.current_player() == player
-                            else f"(the {SIDES[opp]} decides again: "
-                                 f"{s.action_string(opp, solved[0])})")
-            value += q * v
-        out.append({"if": f"{SIDES[opp]} {entry['text']}", "reply": entry["text"],
-                    "phase": entry["phase"], "probability": round(entry["p"], 6),
-                    "then": then, "at": at, "value": round(value / total, 6),
-                    "stderr": 0.0})
-    return out, None
+                mine = s.current_player() == player
+                v = solved[1] if mine else 1.0 - solved[1]
+                then = (s.action_string(player, solved[0]) if mine
+                        else f"nothing yet: the {SIDES[opp]} decides again "
+                             f"({s.action_string(opp, solved[0])})")
+                at = s.phase
+            g = groups.setdefault((then, at), {"q": 0.0, "v": 0.0, "faces": []})
+            g["q"] += q
+            g["v"] += q * v
+            g["faces"].append(faces)
+        ranked = sorted(groups.items(), key=lambda kv: -kv[1]["q"])
+        (then, at), top = ranked[0]
+        row = {"if": f"{SIDES[opp]} {entry['text']}", "reply": entry["text"],
+               "phase": entry["phase"], "probability": round(entry["p"], 6),
+               "then": then, "at": at,
+               "value": round(sum(g["v"] for g in groups.values()) / total, 6),
+               "stderr": 0.0}
+        if len(ranked) > 1:
+            row["outcomes"] = [{"when": _exact_when(g["faces"]), "probability":
+                                round(g["q"] / total, 6), "then": t, "at": a,
+                                "value": round(g["v"] / g["q"], 6), "stderr": 0.0}
+                               for (t, a), g in ranked]
+            row["outcomes_covered"] = 1.0
+        out.append(row)
+    out.sort(key=lambda r: (-r["probability"], r["value"]))
+    return out[:MAX_REPLIES + 2], None
+
+
+def _exact_when(faces: list[tuple]) -> str:
+    """The dice of an outcome class of an exact answer, in words."""
+    shown = ["-".join(str(f) for f in x) for x in sorted(faces) if x]
+    if not shown:
+        return "always"
+    kind = "die shows" if all(len(x) == 1 for x in faces) else "dice show"
+    listed = ", ".join(shown[:8]) + (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
+    return f"if the {kind} {listed}"
 
 
 def _candidates(rows: list[dict[str, Any]], recommended: int) -> list[int]:

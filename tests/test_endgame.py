@@ -342,7 +342,9 @@ def test_advise_says_exact():
     assert answer["value_ci95"]["polish"][0] == answer["value_ci95"]["polish"][1]
     assert answer["responses"] or answer["responses_note"]
     for reply in answer["responses"]:
-        assert 0.0 < reply["probability"] <= 1.0 + 1e-9 and reply["stderr"] == 0.0
+        assert 0.0 <= reply["probability"] <= 1.0 + 1e-9 and reply["stderr"] == 0.0
+    # the replies perfect play chooses come first, their chances summing to at most 1
+    assert sum(r["probability"] for r in answer["responses"]) <= 1.0 + 1e-9
     schema = json.loads((Path(__file__).resolve().parent.parent / "solver" / "data"
                          / "advice.schema.json").read_text())
     jsonschema.validate(answer, schema)
