@@ -17,10 +17,13 @@ bench reports, in one run on one core:
 * ``c_vs_python``: nodes per second of the solver with its cut-offs and
   table turned off (a plain expectimax, in C) against a plain Python
   expectimax over pyspiel states, on the same small-variant positions;
-* ``bots``: for each bot spec, on the suite's solved positions whose
-  actions differ in exact value, the share of exactly optimal choices and
+* ``bots``: for each bot spec, on the suite's solved positions where some
+  action is proven not optimal, the share of exactly optimal choices and
   the mean and largest loss in win probability per decision, overall and
-  by kind (main action, reaction window, other decision).
+  by kind (main action, reaction window, other decision);
+  ``bots_small_variant``: the same on 150 decision points of the ``small``
+  variant (generated from a seed, every action solved exactly, kept where
+  the actions differ in value), where the full game's suite has too few.
 
 No figure is typed in: everything is measured by this module.
 """
@@ -46,7 +49,7 @@ from solver.vocabulary import WINDOW_PHASES
 
 SUITE = Path("results/endgame-suite.json")
 SUITE_GAMES = 10                 # seeded games the suite is made of
-SUITE_NODES = 1_000_000          # node budget of the suite's solves (deterministic)
+SUITE_NODES = 300_000            # node budget of each of the suite's searches (deterministic)
 SUITE_BOTS = ("heuristic", "heuristic")
 THRESHOLDS = (0.1, 1.0, 10.0)    # seconds
 DEFAULT_BOTS = ("heuristic", "ismcts:iterations=1000,endgame=off",
@@ -86,38 +89,118 @@ def last_turn_points(seed: int, specs: tuple[str, str] = SUITE_BOTS) -> list[Cor
     return points
 
 
+def classify(core: Core, max_nodes: int, engine: Solver) -> dict[str, Any]:
+    """The suite's record of one position: the best action's exact value
+    (a best-action solve within ``max_nodes``), then for every action,
+    within ``max_nodes`` each: whether it is optimal (a search of its
+    position in a window just around the best value), and its exact value
+    where a full-window search finishes (else an upper bound ``hi``);
+    ``optimal`` None where the window search did not finish.  Values are
+    win probabilities of the player to move."""
+    player = core.current_player()
+    best = solve(core, max_nodes=max_nodes, every_action=False, solver=engine)
+    row: dict[str, Any] = {"solved": best.complete, "nodes": best.nodes}
+    if not best.complete:
+        return row
+    polish_best = best.polish
+    actions: dict[str, dict[str, Any]] = {}
+    for action in core.legal_actions():
+        child = core.applied(action)
+        engine.clear()
+        if player == 0:
+            done, v, _ = engine.probe(child, polish_best - TOLERANCE, polish_best, max_nodes)
+            optimal = v >= polish_best - TOLERANCE
+            hi = v if not optimal else polish_best
+        else:
+            done, v, _ = engine.probe(child, polish_best, polish_best + TOLERANCE, max_nodes)
+            optimal = v <= polish_best + TOLERANCE
+            hi = 1.0 - v if not optimal else 1.0 - polish_best
+        if not done:    # undetermined within the budget
+            actions[str(action)] = {"optimal": None, "value": None, "hi": None}
+            continue
+        entry: dict[str, Any] = {"optimal": optimal, "value": best.value if optimal else None,
+                                 "hi": round(hi, 12)}
+        if not optimal:
+            engine.clear()
+            done, v, _ = engine.probe(child, -1.0, 2.0, max_nodes)
+            if done:
+                entry["value"] = round(v if player == 0 else 1.0 - v, 12)
+        actions[str(action)] = entry
+    row.update(value=round(best.value, 12), actions=actions)
+    return row
+
+
 def make_suite(games: int = SUITE_GAMES, max_nodes: int = SUITE_NODES,
                log: Callable[[str], None] = lambda _: None,
-               last: int | None = None) -> dict[str, Any]:
+               last: int | None = None, specs: tuple[str, str] = SUITE_BOTS
+               ) -> dict[str, Any]:
     """The frozen suite: every point of :func:`last_turn_points` for seeds
-    1..``games`` (only the ``last`` of each game if given), each solved
-    (every action) within ``max_nodes`` nodes (a node budget, so the suite
-    is the same on any machine)."""
+    1..``games`` (only the ``last`` of each game if given), each classified
+    (:func:`classify`) within ``max_nodes`` nodes a search (a node budget,
+    so the suite is the same on any machine)."""
     positions = []
     engine = Solver()
     for seed in range(1, games + 1):
-        points = last_turn_points(seed)
+        points = last_turn_points(seed, specs)
         for k, core in enumerate(points):
             if last is not None and len(points) - k > last:
                 continue
-            result = solve(core, max_nodes=max_nodes, solver=engine)
             row = {"game": seed, "index": k, "from_end": len(points) - k,
                    "phase": core.phase, "player": core.current_player(),
                    "state": base64.b64encode(core.to_bytes()).decode("ascii"),
-                   "solved": result.complete, "nodes": result.nodes}
-            if result.complete:
-                row["values"] = {str(a.action): round(a.value, 12) for a in result.actions}
-                row["value"] = round(result.value, 12)
+                   **classify(core, max_nodes, engine)}
             positions.append(row)
-        log(f"game {seed}: {len(points)} points, "
-            f"{sum(p['solved'] for p in positions if p['game'] == seed)} solved")
+        mine = [p for p in positions if p["game"] == seed]
+        log(f"game {seed}: {len(points)} points, {sum(p['solved'] for p in mine)} solved, "
+            f"{sum(_differs(p) for p in mine)} with a non-optimal action")
     return {"description": "Decision points of the last turn (after its V-2 step, more than "
-                           "one legal action) of seeded games between two heuristic bots, "
-                           "with the exact win probability of the player to move after each "
-                           "action where the solver finished within the node budget.",
+                           "one legal action) of seeded games between two heuristic bots; "
+                           "where the solver finished within the node budget, the exact "
+                           "win probability of the player to move under perfect play "
+                           "(value) and, per action, whether it is optimal, its exact "
+                           "value where found, else an upper bound (hi).",
             "made_by": "python scripts/make_endgame_suite.py",
-            "games": games, "bots": list(SUITE_BOTS), "max_nodes": max_nodes,
+            "games": games, "bots": list(specs), "max_nodes": max_nodes,
             "game_params": {}, "positions": positions}
+
+
+def _differs(row: dict[str, Any]) -> bool:
+    """True if the position was solved and some action is not optimal."""
+    return row["solved"] and any(a["optimal"] is False for a in row["actions"].values())
+
+
+def small_positions(count: int = 150, seed: int = 5) -> list[tuple[dict[str, Any], Core]]:
+    """A second, generated set: decision points of the ``small`` variant
+    (one turn, every hand known after its Rocket card: all solvable, in
+    milliseconds) met along seeded random walks, every action solved
+    exactly, kept where the actions differ in value; as suite rows."""
+    game = pyspiel.load_game("wildhorn", {"variant": "small"})
+    rng = random.Random(seed)
+    engine = Solver(table_entries=1 << 16)
+    out: list[tuple[dict[str, Any], Core]] = []
+    seen: set[bytes] = set()
+    while len(out) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(out) < count:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+                continue
+            core = state.core
+            if len(state.legal_actions()) > 1 and core.to_bytes() not in seen:
+                seen.add(core.to_bytes())
+                result = solve(core, solver=engine)
+                values = {a.action: a.value for a in result.actions}
+                if max(values.values()) - min(values.values()) > TOLERANCE:
+                    row = {"phase": core.phase, "player": core.current_player(),
+                           "solved": True, "value": result.value,
+                           "actions": {str(a): {"optimal": v >= result.value - TOLERANCE,
+                                                "value": v, "hi": v}
+                                       for a, v in values.items()}}
+                    out.append((row, core.copy()))
+            state.apply_action(rng.choice(state.legal_actions()))
+    return out
 
 
 def suite_cores(suite: dict[str, Any]) -> list[tuple[dict[str, Any], Core]]:
@@ -244,21 +327,34 @@ def c_vs_python(count: int = 6, seed: int = 3, log: Callable[[str], None] = lamb
 
 def grade_bots(cores: list[tuple[dict[str, Any], Core]], specs: tuple[str, ...],
                seed: int = 0, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Each bot's choice at each solved position whose actions differ in
-    exact value: share optimal, mean and largest loss, by kind."""
-    graded = [(row, core) for row, core in cores if row["solved"]
-              and max(row["values"].values()) - min(row["values"].values()) > TOLERANCE]
+    """Each bot's choice at each solved position where some action is not
+    optimal: the share of optimal choices (exact), and the loss in win
+    probability per decision (the best value minus the chosen action's:
+    exact where its value was found, else the lower bound best - hi, so the
+    mean is exact when ``bounded`` is 0 and a lower bound otherwise), by kind;
+    a choice whose optimality the suite could not determine is left out
+    (``undetermined``)."""
+    graded = [(row, core) for row, core in cores if _differs(row)]
     out: dict[str, Any] = {"positions": len(graded),
                            "positions_by_kind": _count_kinds(graded)}
     for spec in specs:
-        losses: dict[str, list[float]] = {}
+        losses: dict[str, list[tuple[float, bool]]] = {}
+        undetermined = 0
         for n, (row, core) in enumerate(graded):
             bot = make_bot(spec, core.current_player(), seed + n)
-            action = bot.step(core.copy())
-            loss = row["value"] - row["values"][str(action)]
-            losses.setdefault(kind_of(row["phase"]), []).append(max(loss, 0.0))
+            entry = row["actions"][str(bot.step(core.copy()))]
+            if entry["optimal"] is None:
+                undetermined += 1
+                continue
+            if entry["optimal"]:
+                loss, exact = 0.0, True
+            elif entry["value"] is not None:
+                loss, exact = row["value"] - entry["value"], True
+            else:
+                loss, exact = row["value"] - entry["hi"], False
+            losses.setdefault(kind_of(row["phase"]), []).append((max(loss, 0.0), exact))
         every = [x for v in losses.values() for x in v]
-        out[spec] = {"all": _loss_stats(every),
+        out[spec] = {"all": _loss_stats(every), "undetermined": undetermined,
                      **{kind: _loss_stats(v) for kind, v in sorted(losses.items())}}
         log(f"{spec}: {out[spec]['all']}")
     return out
@@ -271,13 +367,15 @@ def _count_kinds(graded: list) -> dict[str, int]:
     return counts
 
 
-def _loss_stats(losses: list[float]) -> dict[str, Any]:
+def _loss_stats(losses: list[tuple[float, bool]]) -> dict[str, Any]:
     if not losses:
         return {"decisions": 0}
+    values = [x for x, _ in losses]
     return {"decisions": len(losses),
-            "optimal": round(sum(x <= TOLERANCE for x in losses) / len(losses), 4),
-            "mean_loss": round(statistics.fmean(losses), 4),
-            "max_loss": round(max(losses), 4)}
+            "optimal": round(sum(x <= TOLERANCE for x in values) / len(values), 4),
+            "mean_loss": round(statistics.fmean(values), 4),
+            "max_loss": round(max(values), 4),
+            "bounded": sum(not exact for _, exact in losses)}
 
 
 def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOTS,
@@ -293,4 +391,5 @@ def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOT
             "suite_max_nodes": suite["max_nodes"],
             "solve_times": solve_times(sample, log=log),
             "c_vs_python": c_vs_python(log=log),
-            "bots": grade_bots(cores, specs, log=log)}
+            "bots": grade_bots(cores, specs, log=log),
+            "bots_small_variant": grade_bots(small_positions(), specs, log=log)}

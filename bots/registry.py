@@ -78,9 +78,13 @@ def available_cores() -> int:
 # Defaults of the interactive applications (play, advise, the browser
 # server), over the table's: option name -> (the value, as a function of the
 # machine, and its description for the help).  Tournaments keep the table's
-# default (one thread: their --jobs already fills the cores).
+# default (one thread: their --jobs already fills the cores).  The exact
+# last-turn solver is on where a person asks (exact values, the exact best
+# action); in bot-vs-bot play it is off by default, since a paired match at
+# 0.1 s a move did not show it stronger (docs/endgame.md).
 INTERACTIVE_DEFAULTS: dict[str, tuple[Callable[[], Any], str]] = {
     "threads": (available_cores, "the cores available to the process"),
+    "endgame": (lambda: "exact", "exact"),
 }
 
 
@@ -236,7 +240,7 @@ INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS
                    "without them worlds stay uniform", engine="inference")
 
 
-ENDGAME = Option("endgame", _choice("exact", "off"), "exact",
+ENDGAME = Option("endgame", _choice("exact", "off"), "off",
                  "exact: at a position of the last turn where nothing is hidden any more "
                  "(both decks empty, past the V-2 step; exact.endgame), first solve it "
                  "exactly with up to half the move's budget and, if that finishes, play an "

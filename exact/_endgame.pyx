@@ -334,6 +334,11 @@ cdef class Solver:
                 alpha = 0.0
             if beta > 1.0:
                 beta = 1.0
+            # an empty window: nothing is above 1 or below 0
+            if alpha >= 1.0:
+                return 1.0
+            if beta <= 0.0:
+                return 0.0
         pack_key(s, key)
         h = _hash_key(key)
         e = _table_find(&self.table, h, key)
@@ -526,6 +531,26 @@ cdef class Solver:
                 elif narrow:
                     beta = v
         return (not self.aborted, rows, self.nodes)
+
+
+    def probe(self, Core position, double alpha, double beta, long long max_nodes=0,
+              double max_seconds=0.0):
+        """The Polish win probability of ``position`` searched in the window
+        (alpha, beta): ``(complete, v, nodes)``, ``v`` exact if strictly
+        inside, else a bound on that side (fail-soft).  A narrow window
+        around a known value tells cheaply whether a position reaches it."""
+        cdef double v
+        if not in_solvable_region(&position.config.c, &position.s):
+            raise ValueError("probe: the position is not in the solvable region")
+        self.nodes = 0
+        self.cutoffs = 0
+        self.aborted = False
+        self.max_nodes = max_nodes
+        self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
+        self.next_check = CLOCK_EVERY
+        with nogil:
+            v = self._value(&position.config.c, &position.s, alpha, beta)
+        return (not self.aborted, v, self.nodes)
 
 
 def solvable(Core core):

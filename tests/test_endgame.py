@@ -274,8 +274,10 @@ def test_registry_option():
     assert parse_spec("oos:endgame=exact")[1] == {"endgame": "exact"}
     with pytest.raises(BotSpecError, match="endgame expects exact or off"):
         parse_spec("ismcts:endgame=maybe")
-    assert make_bot("ismcts:iterations=10", 0).endgame == "exact"
-    assert make_bot("oos:iterations=10,endgame=off", 0).endgame == "off"
+    # on where a person asks (play, advise, serve), off in bot-vs-bot play
+    assert make_bot("ismcts:iterations=10", 0, interactive=True).endgame == "exact"
+    assert make_bot("ismcts:iterations=10", 0).endgame == "off"
+    assert make_bot("oos:iterations=10,endgame=off", 0, interactive=True).endgame == "off"
 
 
 @pytest.mark.parametrize("spec", ["ismcts", "oos"])
@@ -365,7 +367,7 @@ def test_bench_endgame_pieces(tmp_path):
 
     from apps import bench_endgame as be
 
-    suite = be.make_suite(games=1, max_nodes=400_000, last=3)
+    suite = be.make_suite(games=1, max_nodes=100_000, last=3)
     assert suite["positions"] and all(p["from_end"] >= 1 for p in suite["positions"])
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite))
@@ -373,9 +375,15 @@ def test_bench_endgame_pieces(tmp_path):
     assert [c.to_bytes() for _, c in cores] == \
         [c.to_bytes() for c in be.last_turn_points(1)[-3:]]
     solved = [(r, c) for r, c in cores if r["solved"]]
-    assert solved, "the last decisions of a game solve within 400,000 nodes"
+    assert solved, "the last decisions of a game solve within 100,000 nodes"
     for row, core in solved[:3]:
-        assert solve(core).value == pytest.approx(row["value"], abs=1e-9)
+        assert solve(core, every_action=False).value == pytest.approx(row["value"], abs=1e-9)
+        for action, entry in row["actions"].items():
+            if entry["value"] is not None:   # an exact value the suite found: check it
+                after = solve(core, every_action=False, max_nodes=400_000)
+                assert entry["value"] <= after.value + 1e-9
+            if entry["optimal"] is False:
+                assert entry["hi"] < row["value"]
     times = be.solve_times(cores[-2:], limit=0.5)
     assert set(times["solved_within"]) == {"0.1s", "1s", "10s"}
     grades = be.grade_bots(cores, ("heuristic",))
@@ -390,3 +398,20 @@ def test_bench_endgame_refuses_a_missing_suite(tmp_path, capsys):
 
     assert main(["bench", "endgame", "--suite", str(tmp_path / "none.json")]) == 2
     assert "--suite: no such file" in capsys.readouterr().err
+
+
+def test_probe_tells_whether_a_position_reaches_a_value():
+    """A window just around the exact value: fail-high at or above it,
+    fail-low below it, and the bound returned is on the right side."""
+    state = after_rocket("small", 1)
+    value = solve(state.core).polish
+    assert 0.0 < value < 1.0
+    engine = Solver()
+    done, v, _ = engine.probe(state.core, value - 1e-9, value)
+    assert done and v >= value - 1e-12
+    engine.clear()
+    done, v, _ = engine.probe(state.core, value + 1e-6, value + 2e-6)
+    assert done and v <= value + 1e-6
+    engine.clear()
+    done, v, _ = engine.probe(state.core, -1.0, 2.0)
+    assert done and v == pytest.approx(value, abs=1e-12)
