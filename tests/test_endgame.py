@@ -358,22 +358,22 @@ def test_advise_says_exact():
 # ---- bench endgame ------------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_bench_endgame_pieces(tmp_path):
     """The suite maker, the solve times, the bots' grades and the C-vs-Python
-    figure on a one-game suite with a small node budget (the figures' shape;
-    their values are results/bench-endgame.json's)."""
+    figure on a two-game suite (the last two points of each) with a small
+    node budget (the figures' shape; their values are
+    results/bench-endgame.json's)."""
     import json
 
     from apps import bench_endgame as be
 
-    suite = be.make_suite(games=1, max_nodes=100_000, last=3)
+    suite = be.make_suite(games=2, max_nodes=100_000, last=2)
     assert suite["positions"] and all(p["from_end"] >= 1 for p in suite["positions"])
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite))
     cores = be.suite_cores(json.loads(path.read_text()))
     assert [c.to_bytes() for _, c in cores] == \
-        [c.to_bytes() for c in be.last_turn_points(1)[-3:]]
+        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed)[-2:]]
     solved = [(r, c) for r, c in cores if r["solved"]]
     assert solved, "the last decisions of a game solve within 100,000 nodes"
     for row, core in solved[:3]:
@@ -386,9 +386,8 @@ def test_bench_endgame_pieces(tmp_path):
                 assert entry["hi"] < row["value"]
     times = be.solve_times(cores[-2:], limit=0.5)
     assert set(times["solved_within"]) == {"0.1s", "1s", "10s"}
-    grades = be.grade_bots(cores, ("heuristic",))
-    if grades["positions"]:
-        assert 0.0 <= grades["heuristic"]["all"]["optimal"] <= 1.0
+    grades = be.grade_bots(be.small_positions(count=10), ("heuristic",))
+    assert grades["positions"] == 10 and 0.0 <= grades["heuristic"]["all"]["optimal"] <= 1.0
     ratio = be.c_vs_python(count=1)
     assert ratio["values_agree"] and ratio["positions"] == 1
 
