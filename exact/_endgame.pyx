@@ -32,7 +32,8 @@ average over their outcomes weighted by their probabilities.
   at chance nodes: values lie in [0, 1], so after some outcomes of a chance
   node the window of the next one is ``(alpha - done - 1 * rest) / p`` to
   ``(beta - done - 0 * rest) / p``; when the outcome falls outside it, the
-  node's value cannot enter the window and the bound is returned.  A result
+  node's value cannot enter the window and the bound is returned.  An
+  empty window (alpha at 1 or beta at 0) returns at once.  A result
   inside the caller's window is exact; one at or below alpha an upper bound,
   one at or above beta a lower bound.
 * **Transposition table.**  Keyed by the complete position packed into
@@ -43,10 +44,9 @@ average over their outcomes weighted by their probabilities.
   position replaces the one whose search took the least work.
 * **Move ordering.**  The best action the table remembers for a position
   (from a search with another window) is searched first.  Putting the
-  heuristic bot's preferred actions first as well was measured (48
-  positions of the last turn, 1M-node cap): it solved no more of them and
-  cost more time per node, so it is not done (and ``exact`` stays beside
-  the bots, importing only the engine).
+  heuristic bot's preferred actions first as well was tried (docs/endgame.md):
+  it did not solve more positions and cost time per node, so it is not
+  done (and ``exact`` imports only the engine).
 * **Budget.**  A node cap and a deadline on an injectable clock (read every
   ``CLOCK_EVERY`` nodes, with the GIL); when either is reached the search
   stops, stores nothing more, and the solve is reported incomplete.
