@@ -75,9 +75,9 @@ class RandomBot(Bot):
 
 # The exact last-turn solver at the root (``endgame=exact``): the share of
 # the move's budget it may take, and the nodes it may visit per iteration of
-# an iteration budget (a solver node costs about a fiftieth of an ISMCTS
-# iteration at the last turn), so that an iteration budget stays
-# deterministic.
+# an iteration budget (a chosen rate, not a measured one: a solver node is a
+# single step of the core, an ISMCTS iteration a descent and a playout of
+# many), so that an iteration budget stays deterministic.
 ENDGAME_SHARE = 0.5
 ENDGAME_NODES_PER_ITERATION = 50
 
@@ -193,8 +193,7 @@ class SearchBot(Bot):
             solver=self._endgame_solver, keep_table=True)
         return result, _budget.clock() - start
 
-    @staticmethod
-    def _exact_answer(core: Core, exact: Solution) -> dict[str, Any]:
+    def _exact_answer(self, core: Core, exact: Solution) -> dict[str, Any]:
         """The analysis of a finished exact solve, in the search's format:
         every action's value (exact, or the bound that proves it no better:
         ``exact`` False), the best action played with certainty."""
@@ -204,9 +203,11 @@ class SearchBot(Bot):
         rows = [{"action": a.action, "visits": 0, "value": a.value, "stderr": 0.0,
                  "frequency": 1.0 if a.action == exact.best else 0.0, "exact": a.exact}
                 for a in exact.actions]
+        table = self._endgame_solver
         stats = {"player": player, "actions": rows, "value": value, "value_ci95": ci,
                  "exact": True, "iterations": 0, "worlds": 0, "seconds": exact.seconds,
-                 "nodes": exact.nodes, "memory_bytes": 0, "threads": 1,
+                 "nodes": exact.nodes, "threads": 1,
+                 "memory_bytes": table.table_slots * table.entry_bytes,
                  "table_hit_rate": exact.hit_rate}
         return {"action": exact.best, "best": exact.best, "policy": {exact.best: 1.0},
                 "value": value, "value_ci95": ci, "stats": stats, "exact": True}
