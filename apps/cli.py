@@ -379,7 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "whose median is reported (default 3)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
-                                     "results/bench-search.json, results/variant-sizes.json or "
+                                     "results/bench-search.json, results/bench-endgame.json, "
+                                     "results/variant-sizes.json or "
                                      "results/cfr-tiny.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)
