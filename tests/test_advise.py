@@ -167,7 +167,7 @@ def test_default_time_is_the_stated_one(monkeypatch):
     st = _searched(monkeypatch)
     assert st["budget"] == {"time": DEFAULT_TIME}
     # the spec names the threads searched (the interactive default: every core)
-    assert st["spec"] == f"ismcts:time={DEFAULT_TIME},threads={available_cores()}"
+    assert st["spec"] == f"ismcts:time={DEFAULT_TIME},threads={available_cores()},endgame=exact"
     assert DEFAULT_TIME <= st["seconds"] < DEFAULT_TIME + 0.05
     r = run("advise", "--help")
     assert f"default {DEFAULT_TIME}" in " ".join(r.stdout.split())
@@ -181,9 +181,9 @@ def test_flags_win_over_the_spec(monkeypatch):
     assert st["iterations"] < 100000
     st = _searched(monkeypatch, bot_spec="ismcts:iterations=700")
     assert st["iterations"] == 700
-    assert st["spec"] == f"ismcts:iterations=700,threads={available_cores()}"
+    assert st["spec"] == f"ismcts:iterations=700,threads={available_cores()},endgame=exact"
     st = _searched(monkeypatch, bot_spec="ismcts:iterations=700,threads=1")
-    assert st["spec"] == "ismcts:iterations=700,threads=1"
+    assert st["spec"] == "ismcts:iterations=700,threads=1,endgame=exact"
     st = _searched(monkeypatch, bot_spec="ismcts:time=0.3")
     assert 0.3 <= st["seconds"] < 0.35
 
