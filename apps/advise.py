@@ -154,6 +154,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         bot = bot_from_options(name, options, player, seed, interactive=True)
     else:
         bot = make_bot(bot_spec, player, seed, interactive=True)
+    if isinstance(bot, SearchBot):
+        bot.endgame_every_action = True   # an exact answer gives every action's value
     if opponent_plays and isinstance(bot, SearchBot):
         observations = Observations(core.config, player)
         for before, action in opponent_plays:
@@ -161,6 +163,10 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         result = bot.analyse(core, observations=observations)
     else:
         result = bot.analyse(core)
+    if result.get("exact"):
+        return _exact_advice(core, bot, result, bot_spec, _spec_text(name, options), seed,
+                             responses, {k: options[k] for k in ("time", "iterations")
+                                         if k in options})
     # a mixed-strategy bot plays a sampled action; the advice names its most likely one
     recommended = result.get("best", result["action"])
     name_of = lambda a: core.action_string(player, a)  # noqa: E731
@@ -238,6 +244,154 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     if keep_positions:
         out["_positions"] = positions
     return out
+
+
+def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: str,
+                  spec: str, seed: int, responses: bool, budget: dict[str, Any]
+                  ) -> dict[str, Any]:
+    """The advice when the bot solved the position exactly (``endgame=exact``
+    and the position in the solvable region, exact.endgame): every action's
+    exact win probability (no interval: ``stderr`` 0, the interval a point),
+    ``"exact": true``, and the responses read from the solved tree: each
+    reply the opponent plays under perfect play before the player's next
+    decision, with the chance that play reaches it, and the player's exact
+    best answer there."""
+    player = core.current_player()
+    stats = result["stats"]
+    best = result["action"]
+    by_action = {r["action"]: r["value"] for r in stats["actions"]}
+    top = by_action[best]
+    actions = [{"action": core.action_string(player, a), "id": a,
+                "frequency": 1.0 if a == best else 0.0, "visits": None,
+                "value": round(v, 6), "stderr": 0.0, "loss": round(top - v, 6),
+                "loss_stderr": 0.0} for a, v in by_action.items()]
+    actions.sort(key=lambda r: (r["id"] != best, -r["value"], r["id"]))
+    value = result["value"]
+    out: dict[str, Any] = {
+        "to_move": SIDES[player], "phase": core.phase,
+        "recommended": core.action_string(player, best), "recommended_id": best,
+        "actions": actions, "exact": True,
+        "value": {SIDES[p]: round(value[p], 6) for p in (0, 1)},
+        "value_ci95": {SIDES[p]: [round(value[p], 6)] * 2 for p in (0, 1)},
+        "responses": [], "responses_note": None,
+        "opponent_model": ("exact: the position is solved (both hands known, only dice "
+                           "left); the opponent plays its exact best reply"),
+        "stats": {"bot": bot_spec, "spec": spec, "seed": seed, "budget": budget,
+                  "seconds": round(stats["seconds"], 3), "nodes": stats["nodes"]},
+    }
+    if not responses:
+        out["responses_note"] = "responses not asked for"
+        return out
+    plan, note = _exact_responses(core, bot, best)
+    out["responses"], out["responses_note"] = plan, note
+    by_id = {r["id"]: r for r in actions}
+    by_id[best]["responses"], by_id[best]["responses_note"] = plan, note
+    return out
+
+
+def _exact_responses(core: Core, bot: SearchBot, action: int
+                     ) -> tuple[list[dict[str, Any]], str | None]:
+    """The opponent's exact best replies before the player's next free
+    decision after ``action`` (the player's own choices inside the action's
+    resolution taken with their exact best), every chance outcome on the way
+    followed with its probability; after each reply, the player's exact
+    best answer at the likeliest next decision and the exact value of the
+    reply.  Every legal reply is listed (at most ``MAX_REPLIES + 2``): those
+    perfect play never chooses with probability 0, so the answer to, say, a
+    Bad Luck card the opponent should not play is there too."""
+    player = core.current_player()
+    opp = 1 - player
+    replies: dict[int, dict[str, Any]] = {}
+
+    def best_of(s: Core) -> tuple[int, float] | None:
+        solution, _ = bot.solve_exactly(s)
+        if solution is None or not solution.complete:
+            return None
+        return solution.best, solution.value
+
+    def follow(s: Core, p: float, found: list, own: bool, faces: tuple = ()) -> bool:
+        """Chance outcomes from ``s`` to the next decision (``own``: the
+        player's own decisions inside the action's resolution taken with
+        their exact best action, as far as the opponent's first decision
+        or the player's next main action), as (position, probability, the
+        die faces met); False if a solve ran out."""
+        if s.is_chance():
+            return all(follow(s.applied(a), p * q, found, own, faces + (a + 1,))
+                       for a, q in s.chance_outcomes())
+        if own and not s.is_terminal() and s.current_player() == player \
+                and s.phase != "actions":
+            solved = best_of(s)
+            return solved is not None and follow(s.applied(solved[0]), p, found, own, faces)
+        found.append((s, p, faces))
+        return True
+
+    first: list = []
+    if not follow(core.applied(action), 1.0, first, True):
+        return [], "the exact solve of your own follow-up ran out of budget"
+    for s, p, rolled in first:
+        if s.is_terminal() or s.current_player() != opp:
+            continue
+        solved = best_of(s)
+        if solved is None:
+            return [], "the exact solve of a reply ran out of budget"
+        for reply in s.legal_actions():
+            entry = replies.setdefault(reply, {"p": 0.0, "phase": s.phase, "text":
+                                               s.action_string(opp, reply), "after": []})
+            if reply == solved[0]:
+                entry["p"] += p
+            follow(s.applied(reply), p, entry["after"], False, rolled)
+    if not replies:
+        return [], "the opponent has no decision before yours (under perfect play)"
+    out = []
+    # his best replies first (the likeliest under perfect play), then the
+    # others, which perfect play never chooses (probability 0), best for him first
+    for reply, entry in replies.items():
+        total = sum(q for _, q, _ in entry["after"])
+        groups: dict[tuple[str, str], dict[str, Any]] = {}
+        for s, q, faces in entry["after"]:
+            if s.is_terminal():
+                v, then, at = (1.0 if s.returns()[player] > 0 else 0.0), \
+                    "nothing: the game is over", "end"
+            else:
+                solved = best_of(s)
+                if solved is None:
+                    return [], "the exact solve of an answer ran out of budget"
+                mine = s.current_player() == player
+                v = solved[1] if mine else 1.0 - solved[1]
+                then = (s.action_string(player, solved[0]) if mine
+                        else f"nothing yet: the {SIDES[opp]} decides again "
+                             f"({s.action_string(opp, solved[0])})")
+                at = s.phase
+            g = groups.setdefault((then, at), {"q": 0.0, "v": 0.0, "faces": []})
+            g["q"] += q
+            g["v"] += q * v
+            g["faces"].append(faces)
+        ranked = sorted(groups.items(), key=lambda kv: -kv[1]["q"])
+        (then, at), top = ranked[0]
+        row = {"if": f"{SIDES[opp]} {entry['text']}", "reply": entry["text"],
+               "phase": entry["phase"], "probability": round(entry["p"], 6),
+               "then": then, "at": at,
+               "value": round(sum(g["v"] for g in groups.values()) / total, 6),
+               "stderr": 0.0}
+        if len(ranked) > 1:
+            row["outcomes"] = [{"when": _exact_when(g["faces"]), "probability":
+                                round(g["q"] / total, 6), "then": t, "at": a,
+                                "value": round(g["v"] / g["q"], 6), "stderr": 0.0}
+                               for (t, a), g in ranked]
+            row["outcomes_covered"] = 1.0
+        out.append(row)
+    out.sort(key=lambda r: (-r["probability"], r["value"]))
+    return out[:MAX_REPLIES + 2], None
+
+
+def _exact_when(faces: list[tuple]) -> str:
+    """The dice of an outcome class of an exact answer, in words."""
+    shown = ["-".join(str(f) for f in x) for x in sorted(faces) if x]
+    if not shown:
+        return "always"
+    kind = "die shows" if all(len(x) == 1 for x in faces) else "dice show"
+    listed = ", ".join(shown[:8]) + (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
+    return f"if the {kind} {listed}"
 
 
 def _candidates(rows: list[dict[str, Any]], recommended: int) -> list[int]:
@@ -760,6 +914,9 @@ def format_advice(a: dict[str, Any]) -> str:
     opp = TITLES[1 - SIDES.index(me)]
     lines = [f"{me.capitalize()} to move ({a['phase']}).",
              f"Recommended: {a['recommended']}", ""]
+    if a.get("exact"):
+        lines[-1:] = ["Exact: the position is solved (both hands known, only dice left); "
+                      "every value is an exact win probability.", ""]
     lines.append(f"{'action':36s} {'freq':>5s} {'visits':>7s} {'win':>11s}  cost")
     for r in a["actions"]:
         value = "-" if r["value"] is None else \
@@ -798,6 +955,10 @@ def format_advice(a: dict[str, Any]) -> str:
         lines.append("")
         lines.append(f"Responses: {a['responses_note']}.")
     st = a["stats"]
+    if a.get("exact"):
+        lines.append("")
+        lines.append(f"Exact solve: {st['nodes']} positions, {st['seconds']:.2f} s; "
+                     f"bot {st['spec']}")
     if "iterations" in st:
         lines.append("")
         lines.append(f"Search: {st['iterations']} iterations, {st['worlds']} worlds sampled, "

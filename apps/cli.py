@@ -6,7 +6,8 @@ state.json of one side's view of a saved game), ``cards`` (the cards of a
 card set), ``schema`` (the state.json JSON Schema), ``random-states`` (state.json files from seeded random games),
 ``play`` (a game against the bot in the terminal),
 ``bench core`` (speed against OpenSpiel references, results/bench-core.json),
-``bench search`` (ISMCTS speed, results/bench-search.json), ``bench advise``
+``bench search`` (ISMCTS speed, results/bench-search.json), ``bench endgame``
+(the exact last-turn solver, results/bench-endgame.json), ``bench advise``
 (the advice's targets, results/bench-advise.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
 ``tournament`` (bot-vs-bot games with ratings, apps.tournament),
@@ -35,6 +36,7 @@ from apps import bench, bench_cfr, engine
 from apps import play as play_app
 from apps import tournament
 from apps import bench_advise
+from apps import bench_endgame
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
 from apps.saved import export_view, position_to_advise
@@ -163,6 +165,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         data = bench_advise.bench_advise(log=log)
         out = args.out or "results/bench-advise.json"
+    elif args.what == "endgame":
+        log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
+        specs = bench_endgame.DEFAULT_BOTS
+        if args.bots is not None:
+            specs = tuple(b.strip() for b in args.bots.split(";") if b.strip())
+            if not specs:
+                raise ParameterError("--bots: expected bot specs separated by ';'")
+            for spec in specs:
+                try:
+                    parse_spec(spec)
+                except BotSpecError as err:
+                    raise ParameterError(f"--bots: {err}") from None
+        if not Path(args.suite).is_file():
+            raise ParameterError(f"--suite: no such file: {args.suite} (make it with "
+                                 f"python scripts/make_endgame_suite.py)")
+        if args.positions < 0:
+            raise ParameterError(f"--positions: expected at least 0, got {args.positions}")
+        data = bench_endgame.bench_endgame(Path(args.suite), specs, args.positions, log=log)
+        out = args.out or "results/bench-endgame.json"
     elif args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
@@ -347,17 +368,27 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=_cmd_serve)
 
     bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
-    bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise"),
+    bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise",
+                                        "endgame"),
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
                             "advise: the advice's targets (results/bench-advise.json); "
                             "variants: tree sizes; cfr: exact solving and exploitability "
-                            "(results/cfr-tiny.json and .png)")
+                            "(results/cfr-tiny.json and .png); endgame: the exact last-turn "
+                            "solver and the bots' choices on the frozen suite "
+                            "(results/bench-endgame.json, docs/endgame.md)")
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
                             "exploitability is measured (default 30,100,...,30000)")
     bench.add_argument("--bots", metavar="SPEC;SPEC...",
                        help="bench cfr: the search bots whose exploitability is measured "
-                            "(default \"ismcts;oos;ismcts:prior=0;oos:prior=0\")")
+                            "(default \"ismcts;oos;ismcts:prior=0;oos:prior=0\"); bench "
+                            "endgame: the bots graded on the suite")
+    bench.add_argument("--suite", default=str(bench_endgame.SUITE), metavar="FILE",
+                       help="bench endgame: the frozen suite of last-turn positions "
+                            "(default results/endgame-suite.json)")
+    bench.add_argument("--positions", type=int, default=60, metavar="N",
+                       help="bench endgame: suite positions timed (evenly spaced; 0: all; "
+                            "default 60)")
     bench.add_argument("--jobs", type=int, default=1, metavar="N",
                        help="bench cfr: processes for the exploitability searches "
                             "(default 1; the figures do not depend on it)")
@@ -366,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "whose median is reported (default 3)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
-                                     "results/bench-search.json, results/variant-sizes.json or "
+                                     "results/bench-search.json, results/bench-endgame.json, "
+                                     "results/variant-sizes.json or "
                                      "results/cfr-tiny.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")
     bench.set_defaults(func=_cmd_bench)

@@ -8,9 +8,11 @@ from typing import Any
 
 import pyspiel
 
+from bots import _budget
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
+from exact.endgame import Solution, Solver as EndgameSolver, solvable, solve as solve_endgame
 from solver import Core
 from solver.game import game_for_config
 from solver.errors import BotSpecError, WildhornError
@@ -71,15 +73,40 @@ class RandomBot(Bot):
         return {"action": action, "policy": {a: 1 / len(legal) for a in legal}, "value": None}
 
 
+# The exact last-turn solver at the root (``endgame=exact``): the share of
+# the move's budget it may take, and the nodes it may visit per iteration of
+# an iteration budget (a chosen rate, not a measured one: a solver node is a
+# single step of the core, an ISMCTS iteration a descent and a playout of
+# many), so that an iteration budget stays deterministic.
+ENDGAME_SHARE = 0.5
+ENDGAME_NODES_PER_ITERATION = 50
+
+
 class SearchBot(Bot):
     """A bot around a Cython searcher (``engine()(seed=..., **engine_options)``)
     with a time or iteration budget (1 s when neither is given).  The
     options and their defaults come from :mod:`bots.registry`; without
-    ``engine_options`` the searcher's own defaults apply."""
+    ``engine_options`` the searcher's own defaults apply.
+
+    ``endgame``: "exact" or "off".  With "exact", a decision in the solvable
+    region (:func:`exact.endgame.solvable`: the last turn past its V-2
+    step, both decks empty, so nothing is hidden) is first solved exactly
+    within :data:`ENDGAME_SHARE` of the budget (time on ``bots._budget``'s
+    clock, iterations as ``ENDGAME_NODES_PER_ITERATION`` solver nodes
+    each); if the solve finishes, the bot plays its best action (the first
+    optimal one in the legal order) and its statistics are exact
+    (``stats["exact"]``); otherwise the search runs with the rest of the
+    budget, as without it."""
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
-                 iterations: int | None = None, engine_options: dict[str, Any] | None = None):
+                 iterations: int | None = None, engine_options: dict[str, Any] | None = None,
+                 endgame: str = "off"):
         super().__init__(player, seed)
+        if endgame not in ("exact", "off"):
+            raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
+        self.endgame = endgame
+        self.endgame_every_action = False   # advise sets it: every action's exact value
+        self._endgame_solver: EndgameSolver | None = None
         if iterations is None and time is None:
             time = 1.0
         self.time = time or 0.0
@@ -133,10 +160,14 @@ class SearchBot(Bot):
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
+        exact, spent = self.solve_exactly(core, self.endgame_every_action)
+        if exact is not None and exact.complete:
+            return self._exact_answer(core, exact)
         if observations is None:
             observations = self.observations(state)
+        time_left = max(self.time - spent, 1e-3) if self.time else 0.0
         stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=self.time, observations=observations,
+                                          time_limit=time_left, observations=observations,
                                           **self.search_options())
         self.last_stats = stats
         return {**self.choose(stats), "value": stats["value"],
@@ -145,6 +176,41 @@ class SearchBot(Bot):
     def search_options(self) -> dict[str, Any]:
         """Extra keyword arguments of this bot's searches during play."""
         return {}
+
+    def solve_exactly(self, core: Core, every_action: bool = False
+                      ) -> tuple[Solution | None, float]:
+        """With ``endgame=exact`` and ``core`` in the solvable region, the
+        exact solve within this bot's share of the budget, and the seconds
+        it took (on ``bots._budget``'s clock); (None, 0.0) otherwise."""
+        if self.endgame != "exact" or not solvable(core):
+            return None, 0.0
+        if self._endgame_solver is None:
+            self._endgame_solver = EndgameSolver(clock=lambda: _budget.clock())
+        start = _budget.clock()
+        result = solve_endgame(
+            core, max_nodes=int(ENDGAME_SHARE * ENDGAME_NODES_PER_ITERATION * self.iterations),
+            max_seconds=ENDGAME_SHARE * self.time, every_action=every_action,
+            solver=self._endgame_solver, keep_table=True)
+        return result, _budget.clock() - start
+
+    def _exact_answer(self, core: Core, exact: Solution) -> dict[str, Any]:
+        """The analysis of a finished exact solve, in the search's format:
+        every action's value (exact, or the bound that proves it no better:
+        ``exact`` False), the best action played with certainty."""
+        player = exact.player
+        value = [exact.polish, 1.0 - exact.polish]
+        ci = [[value[0], value[0]], [value[1], value[1]]]
+        rows = [{"action": a.action, "visits": 0, "value": a.value, "stderr": 0.0,
+                 "frequency": 1.0 if a.action == exact.best else 0.0, "exact": a.exact}
+                for a in exact.actions]
+        table = self._endgame_solver
+        stats = {"player": player, "actions": rows, "value": value, "value_ci95": ci,
+                 "exact": True, "iterations": 0, "worlds": 0, "seconds": exact.seconds,
+                 "nodes": exact.nodes, "threads": 1,
+                 "memory_bytes": table.table_slots * table.entry_bytes,
+                 "table_hit_rate": exact.hit_rate}
+        return {"action": exact.best, "best": exact.best, "policy": {exact.best: 1.0},
+                "value": value, "value_ci95": ci, "stats": stats, "exact": True}
 
     def choose(self, stats: dict[str, Any]) -> dict[str, Any]:
         """The action and the policy the search's statistics give."""
@@ -180,9 +246,9 @@ class OOSBot(SearchBot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 reuse: bool = False):
+                 reuse: bool = False, endgame: str = "off"):
         self.reuse = reuse
-        super().__init__(player, seed, time, iterations, engine_options)
+        super().__init__(player, seed, time, iterations, engine_options, endgame)
         self._rng = random.Random(seed)
 
     @staticmethod

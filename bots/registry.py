@@ -79,9 +79,13 @@ def available_cores() -> int:
 # Defaults of the interactive applications (play, advise, the browser
 # server), over the table's: option name -> (the value, as a function of the
 # machine, and its description for the help).  Tournaments keep the table's
-# default (one thread: their --jobs already fills the cores).
+# default (one thread: their --jobs already fills the cores).  The exact
+# last-turn solver is on where a person asks (exact values, the exact best
+# action); in bot-vs-bot play it is off by default, since a paired match at
+# 0.1 s a move did not show it stronger (docs/endgame.md).
 INTERACTIVE_DEFAULTS: dict[str, tuple[Callable[[], Any], str]] = {
     "threads": (available_cores, "the cores available to the process"),
+    "endgame": (lambda: "exact", "exact"),
 }
 
 
@@ -237,6 +241,13 @@ INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS
                    "without them worlds stay uniform", engine="inference")
 
 
+ENDGAME = Option("endgame", _choice("exact", "off"), "off",
+                 "exact: at a position of the last turn where nothing is hidden any more "
+                 "(both decks empty, past the V-2 step; exact.endgame), first solve it "
+                 "exactly with up to half the move's budget and, if that finishes, play an "
+                 "exact best action and report exact values; off: always search")
+
+
 @dataclass(frozen=True)
 class BotEntry:
     """A bot: its class (built as ``cls(player, seed, **options)``), a line
@@ -268,6 +279,7 @@ BOTS: dict[str, BotEntry] = {
                low=0.0, high=1e9, engine="prior"),
         INFERENCE,
         THREADS,
+        ENDGAME,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -295,6 +307,7 @@ BOTS: dict[str, BotEntry] = {
                "afresh"),
         INFERENCE,
         THREADS,
+        ENDGAME,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (

@@ -82,7 +82,9 @@ def test_responses_inside_a_search():
                    "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"})
     core = Core.build(cfg, places=places, fragments={"periphery": 1},
                       rockets=[1, 2, 3, 4], turn=4)
-    out = advise(core, iterations=20000, seed=3)
+    # the search's planner (this position is solvable: endgame=exact would answer exactly,
+    # tests/test_endgame.py)
+    out = advise(core, "ismcts:endgame=off", iterations=20000, seed=3)
     assert out["recommended"] == "PL01 Scouts: search"
     answers = {r["then"] for r in out["responses"] if r["if"] == "german DE18 Bad Luck: play"}
     assert answers and answers <= {"PL18 Good Luck: play", "PL19 Good Luck: play"}
@@ -162,7 +164,7 @@ def test_default_time_is_the_stated_one(monkeypatch):
     st = _searched(monkeypatch)
     assert st["budget"] == {"time": DEFAULT_TIME}
     # the spec names the threads searched (the interactive default: every core)
-    assert st["spec"] == f"ismcts:time={DEFAULT_TIME},threads={available_cores()}"
+    assert st["spec"] == f"ismcts:time={DEFAULT_TIME},threads={available_cores()},endgame=exact"
     assert DEFAULT_TIME <= st["seconds"] < DEFAULT_TIME + 0.05
     r = run("advise", "--help")
     assert f"default {DEFAULT_TIME}" in " ".join(r.stdout.split())
@@ -176,9 +178,9 @@ def test_flags_win_over_the_spec(monkeypatch):
     assert st["iterations"] < 100000
     st = _searched(monkeypatch, bot_spec="ismcts:iterations=700")
     assert st["iterations"] == 700
-    assert st["spec"] == f"ismcts:iterations=700,threads={available_cores()}"
+    assert st["spec"] == f"ismcts:iterations=700,threads={available_cores()},endgame=exact"
     st = _searched(monkeypatch, bot_spec="ismcts:iterations=700,threads=1")
-    assert st["spec"] == "ismcts:iterations=700,threads=1"
+    assert st["spec"] == "ismcts:iterations=700,threads=1,endgame=exact"
     st = _searched(monkeypatch, bot_spec="ismcts:time=0.3")
     assert 0.3 <= st["seconds"] < 0.35
 
@@ -484,7 +486,7 @@ def test_engine_check_of_the_bench():
     search = next(a for a in bare.legal_actions()
                   if bare.action_string(0, a) == "PL01 Scouts: search")
     assert not opponent_decides(bare, search, worlds=4)
-    out = advise(bare, iterations=300, seed=1)
+    out = advise(bare, "ismcts:endgame=off", iterations=300, seed=1)  # the planner's note
     assert not opponent_decides(bare, out["recommended_id"], worlds=4)
     assert out["responses"] == [] and "he holds no cards" in out["responses_note"]
 

@@ -1,0 +1,395 @@
+"""``wildhorn-solve bench endgame``: the exact last-turn solver measured.
+
+The positions are a *frozen suite* (``results/endgame-suite.json``, made
+once by ``scripts/make_endgame_suite.py`` with :func:`make_suite`): every
+decision point of the last turn after its V-2 step (more than one legal
+action) in seeded games between two heuristic bots, each with its exact
+values where the solver finished within the suite's node budget.  The
+bench reports, in one run on one core:
+
+* ``solved_within``: the share of those decision points solved (every
+  action's exact value) within 0.1 s, 1 s and 10 s (each solved once with
+  a 10 s limit; ``positions`` of them, evenly spaced through the suite),
+  also by distance to the game's end, and ``best_within``: the same for
+  the best action only (what a bot needs);
+* ``nodes_per_second`` of those solves (median) and the transposition
+  table's ``hit_rate`` (hits over lookups, summed);
+* ``c_vs_python``: nodes per second of the solver with its cut-offs and
+  table turned off (a plain expectimax, in C) against a plain Python
+  expectimax over pyspiel states, on the same small-variant positions;
+* ``bots``: for each bot spec, on the suite's solved positions where some
+  action is proven not optimal, the share of exactly optimal choices and
+  the mean and largest loss in win probability per decision, overall and
+  by kind (main action, reaction window, other decision);
+  ``bots_small_variant``: the same on 150 decision points of the ``small``
+  variant (generated from a seed, every action solved exactly, kept where
+  the actions differ in value), where the full game's suite has too few.
+
+No figure is typed in: everything is measured by this module.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from bots import make_bot
+from exact.endgame import Solver, solvable, solve
+from solver import Core
+from solver.game import make_config
+from solver.vocabulary import WINDOW_PHASES
+
+SUITE = Path("results/endgame-suite.json")
+SUITE_GAMES = 10                 # seeded games the suite is made of
+SUITE_NODES = 300_000            # node budget of each of the suite's searches (deterministic)
+SUITE_BOTS = ("heuristic", "heuristic")
+THRESHOLDS = (0.1, 1.0, 10.0)    # seconds
+DEFAULT_BOTS = ("heuristic", "ismcts:iterations=1000,endgame=off",
+                "ismcts:iterations=4000,endgame=off", "ismcts:iterations=1000,endgame=exact",
+                "ismcts:iterations=4000,endgame=exact")
+TOLERANCE = 1e-9                 # values this close are equal
+
+
+def kind_of(phase: str) -> str:
+    """"main" (the action step), "window" (a reaction window) or "other"."""
+    if phase == "actions":
+        return "main"
+    return "window" if phase in WINDOW_PHASES else "other"
+
+
+# ---- the suite ---------------------------------------------------------------
+
+
+def last_turn_points(seed: int, specs: tuple[str, str] = SUITE_BOTS) -> list[Core]:
+    """The solvable decision points with more than one legal action of one
+    seeded game between ``specs`` (Polish, German), chance drawn from a
+    stream seeded with ``seed``."""
+    game = pyspiel.load_game("wildhorn")
+    bots = [make_bot(specs[0], 0, seed), make_bot(specs[1], 1, seed + 1)]
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    points: list[Core] = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            if solvable(state.core) and len(state.legal_actions()) > 1:
+                points.append(state.core.copy())
+            action = bots[state.current_player()].step(state)
+        state.apply_action(action)
+    return points
+
+
+def classify(core: Core, max_nodes: int, engine: Solver) -> dict[str, Any]:
+    """The suite's record of one position: the best action's exact value
+    (a best-action solve within ``max_nodes``), then for every action,
+    within ``max_nodes`` each: whether it is optimal (a search of its
+    position in a window just around the best value), and its exact value
+    where a full-window search finishes (else an upper bound ``hi``);
+    ``optimal`` None where the window search did not finish.  Values are
+    win probabilities of the player to move."""
+    player = core.current_player()
+    best = solve(core, max_nodes=max_nodes, every_action=False, solver=engine)
+    row: dict[str, Any] = {"solved": best.complete, "nodes": best.nodes}
+    if not best.complete:
+        return row
+    polish_best = best.polish
+    actions: dict[str, dict[str, Any]] = {}
+    for action in core.legal_actions():
+        child = core.applied(action)
+        engine.clear()
+        if player == 0:
+            done, v, _ = engine.probe(child, polish_best - TOLERANCE, polish_best, max_nodes)
+            optimal = v >= polish_best - TOLERANCE
+            hi = v if not optimal else polish_best
+        else:
+            done, v, _ = engine.probe(child, polish_best, polish_best + TOLERANCE, max_nodes)
+            optimal = v <= polish_best + TOLERANCE
+            hi = 1.0 - v if not optimal else 1.0 - polish_best
+        if not done:    # undetermined within the budget
+            actions[str(action)] = {"optimal": None, "value": None, "hi": None}
+            continue
+        entry: dict[str, Any] = {"optimal": optimal, "value": best.value if optimal else None,
+                                 "hi": round(hi, 12)}
+        if not optimal:
+            engine.clear()
+            done, v, _ = engine.probe(child, -1.0, 2.0, max_nodes)
+            if done:
+                entry["value"] = round(v if player == 0 else 1.0 - v, 12)
+        actions[str(action)] = entry
+    row.update(value=round(best.value, 12), actions=actions)
+    return row
+
+
+def make_suite(games: int = SUITE_GAMES, max_nodes: int = SUITE_NODES,
+               log: Callable[[str], None] = lambda _: None,
+               last: int | None = None, specs: tuple[str, str] = SUITE_BOTS
+               ) -> dict[str, Any]:
+    """The frozen suite: every point of :func:`last_turn_points` for seeds
+    1..``games`` (only the ``last`` of each game if given), each classified
+    (:func:`classify`) within ``max_nodes`` nodes a search (a node budget,
+    so the suite is the same on any machine)."""
+    positions = []
+    engine = Solver()
+    for seed in range(1, games + 1):
+        points = last_turn_points(seed, specs)
+        for k, core in enumerate(points):
+            if last is not None and len(points) - k > last:
+                continue
+            row = {"game": seed, "index": k, "from_end": len(points) - k,
+                   "phase": core.phase, "player": core.current_player(),
+                   "state": base64.b64encode(core.to_bytes()).decode("ascii"),
+                   **classify(core, max_nodes, engine)}
+            positions.append(row)
+        mine = [p for p in positions if p["game"] == seed]
+        log(f"game {seed}: {len(points)} points, {sum(p['solved'] for p in mine)} solved, "
+            f"{sum(_differs(p) for p in mine)} with a non-optimal action")
+    return {"description": "Decision points of the last turn (after its V-2 step, more than "
+                           "one legal action) of seeded games between two heuristic bots; "
+                           "where the solver finished within the node budget, the exact "
+                           "win probability of the player to move under perfect play "
+                           "(value) and, per action, whether it is optimal, its exact "
+                           "value where found, else an upper bound (hi).",
+            "made_by": "python scripts/make_endgame_suite.py",
+            "games": games, "bots": list(specs), "max_nodes": max_nodes,
+            "game_params": {}, "positions": positions}
+
+
+def _differs(row: dict[str, Any]) -> bool:
+    """True if the position was solved and some action is not optimal."""
+    return row["solved"] and any(a["optimal"] is False for a in row["actions"].values())
+
+
+def small_positions(count: int = 150, seed: int = 5) -> list[tuple[dict[str, Any], Core]]:
+    """A second, generated set: decision points of the ``small`` variant
+    (one turn, every hand known after its Rocket card: all solvable, in
+    milliseconds) met along seeded random walks, every action solved
+    exactly, kept where the actions differ in value; as suite rows."""
+    game = pyspiel.load_game("wildhorn", {"variant": "small"})
+    rng = random.Random(seed)
+    engine = Solver(table_entries=1 << 16)
+    out: list[tuple[dict[str, Any], Core]] = []
+    seen: set[bytes] = set()
+    while len(out) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(out) < count:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+                continue
+            core = state.core
+            if len(state.legal_actions()) > 1 and core.to_bytes() not in seen:
+                seen.add(core.to_bytes())
+                result = solve(core, solver=engine)
+                values = {a.action: a.value for a in result.actions}
+                if max(values.values()) - min(values.values()) > TOLERANCE:
+                    row = {"phase": core.phase, "player": core.current_player(),
+                           "solved": True, "value": result.value,
+                           "actions": {str(a): {"optimal": v >= result.value - TOLERANCE,
+                                                "value": v, "hi": v}
+                                       for a, v in values.items()}}
+                    out.append((row, core.copy()))
+            state.apply_action(rng.choice(state.legal_actions()))
+    return out
+
+
+def suite_cores(suite: dict[str, Any]) -> list[tuple[dict[str, Any], Core]]:
+    """(row, position) for every position of the suite."""
+    config = make_config(suite.get("game_params") or None)
+    return [(row, Core.from_bytes(config, base64.b64decode(row["state"])))
+            for row in suite["positions"]]
+
+
+# ---- the measurements -------------------------------------------------------------
+
+
+def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHOLDS[-1],
+                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Each position solved twice with a ``limit``-second budget (every
+    action; the best action only), each from an empty table: the shares
+    solved within each threshold, nodes per second, the table's hit rate."""
+    engine = Solver()
+    every, best, rates = [], [], []
+    probes = hits = 0
+    by_distance: dict[str, list[bool]] = {}
+    for n, (row, core) in enumerate(cores):
+        times = []
+        for every_action in (True, False):
+            result = solve(core, max_seconds=limit, every_action=every_action, solver=engine)
+            times.append(result.seconds if result.complete else float("inf"))
+            if every_action:
+                probes += result.probes
+                hits += result.hits
+                if result.seconds > 0:
+                    rates.append(result.nodes / result.seconds)
+        every.append(times[0])
+        best.append(times[1])
+        band = _distance_band(row["from_end"])
+        by_distance.setdefault(band, []).append(times[0] <= 1.0)
+        log(f"position {n + 1}/{len(cores)}: {row['phase']}, {row['from_end']} from the end: "
+            f"{times[0]:.3f} s (best {times[1]:.3f} s)")
+
+    def shares(ts: list[float]) -> dict[str, float]:
+        return {f"{t:g}s": round(sum(x <= t for x in ts) / len(ts), 4) for t in THRESHOLDS}
+
+    return {"positions": len(cores), "limit_seconds": limit,
+            "solved_within": shares(every), "best_within": shares(best),
+            "solved_within_1s_by_distance_to_end": {
+                band: {"positions": len(v), "share": round(sum(v) / len(v), 4)}
+                for band, v in sorted(by_distance.items(), key=lambda kv: _band_order(kv[0]))},
+            "nodes_per_second_median": round(statistics.median(rates)) if rates else None,
+            "table_hit_rate": round(hits / probes, 4) if probes else None}
+
+
+def _distance_band(k: int) -> str:
+    return "1-10" if k <= 10 else "11-20" if k <= 20 else "21-30" if k <= 30 else "31+"
+
+
+def _band_order(band: str) -> int:
+    return int(band.split("-")[0].rstrip("+"))
+
+
+class _TooBig(Exception):
+    """The Python expectimax passed its node cap."""
+
+
+def python_expectimax(state: pyspiel.State, counter: list[int], cap: int = 0) -> float:
+    """A plain expectimax over pyspiel states (the reference of the tests);
+    raises _TooBig past ``cap`` nodes (0: no cap)."""
+    counter[0] += 1
+    if cap and counter[0] > cap:
+        raise _TooBig
+    if state.is_terminal():
+        return (state.returns()[0] + 1.0) / 2.0
+    if state.is_chance_node():
+        return sum(p * python_expectimax(state.child(a), counter, cap)
+                   for a, p in state.chance_outcomes())
+    values = [python_expectimax(state.child(a), counter, cap) for a in state.legal_actions()]
+    return max(values) if state.current_player() == 0 else min(values)
+
+
+def c_vs_python(count: int = 6, seed: int = 3, log: Callable[[str], None] = lambda _: None
+                ) -> dict[str, Any]:
+    """Nodes per second: the C solver as a plain expectimax (no cut-offs;
+    its table still merges transpositions, so it visits fewer nodes) and a
+    plain Python expectimax over pyspiel states, on the same positions of
+    the small variant (a few random moves after the Rocket card, at most
+    200,000 Python nodes), one run; medians and their ratio."""
+    game = pyspiel.load_game("wildhorn", {"variant": "small"})
+    rng = random.Random(seed)
+    c_rates, py_rates, agree = [], [], True
+    plain = Solver(bounds=False, ordering=False)
+    tries = 0
+    while len(c_rates) < count and tries < 500:
+        tries += 1
+        state = game.new_initial_state()
+        state.apply_action(rng.randrange(2))
+        for _ in range(rng.randrange(2, 10)):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        counter = [0]
+        t0 = time.perf_counter()
+        try:
+            value = python_expectimax(state, counter, cap=200_000)
+        except _TooBig:
+            continue
+        py_seconds = time.perf_counter() - t0
+        if counter[0] < 2_000:
+            continue
+        result = solve(state.core, solver=plain)
+        agree = agree and abs(result.polish - value) < 1e-9
+        c_rates.append(result.nodes / result.seconds)
+        py_rates.append(counter[0] / py_seconds)
+        log(f"c vs python: {counter[0]} python nodes, {result.nodes} C nodes")
+    c, py = statistics.median(c_rates), statistics.median(py_rates)
+    return {"positions": len(c_rates), "c_nodes_per_second": round(c),
+            "python_nodes_per_second": round(py), "ratio": round(c / py, 1),
+            "values_agree": agree}
+
+
+def grade_bots(cores: list[tuple[dict[str, Any], Core]], specs: tuple[str, ...],
+               seed: int = 0, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Each bot's choice at each solved position where some action is not
+    optimal: the share of optimal choices (exact), and the loss in win
+    probability per decision (the best value minus the chosen action's:
+    exact where its value was found, else the lower bound best - hi, so the
+    mean is exact when ``bounded`` is 0 and a lower bound otherwise), by kind;
+    a choice whose optimality the suite could not determine is left out
+    (``undetermined``)."""
+    graded = [(row, core) for row, core in cores if _differs(row)]
+    out: dict[str, Any] = {"positions": len(graded),
+                           "positions_by_kind": _count_kinds(graded)}
+    for spec in specs:
+        losses: dict[str, list[tuple[float, bool]]] = {}
+        undetermined = 0
+        for n, (row, core) in enumerate(graded):
+            bot = make_bot(spec, core.current_player(), seed + n)
+            entry = row["actions"][str(bot.step(core.copy()))]
+            if entry["optimal"] is None:
+                undetermined += 1
+                continue
+            if entry["optimal"]:
+                loss, exact = 0.0, True
+            elif entry["value"] is not None:
+                loss, exact = row["value"] - entry["value"], True
+            else:
+                loss, exact = row["value"] - entry["hi"], False
+            losses.setdefault(kind_of(row["phase"]), []).append((max(loss, 0.0), exact))
+        every = [x for v in losses.values() for x in v]
+        out[spec] = {"all": _loss_stats(every), "undetermined": undetermined,
+                     **{kind: _loss_stats(v) for kind, v in sorted(losses.items())}}
+        log(f"{spec}: {out[spec]['all']}")
+    return out
+
+
+def _count_kinds(graded: list) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row, _ in graded:
+        counts[kind_of(row["phase"])] = counts.get(kind_of(row["phase"]), 0) + 1
+    return counts
+
+
+def _loss_stats(losses: list[tuple[float, bool]]) -> dict[str, Any]:
+    if not losses:
+        return {"decisions": 0}
+    values = [x for x, _ in losses]
+    return {"decisions": len(losses),
+            "optimal": round(sum(x <= TOLERANCE for x in values) / len(values), 4),
+            "mean_loss": round(statistics.fmean(values), 4),
+            "max_loss": round(max(values), 4),
+            "bounded": sum(not exact for _, exact in losses)}
+
+
+def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOTS,
+                  positions: int = 60, log: Callable[[str], None] = lambda _: None
+                  ) -> dict[str, Any]:
+    """Every figure of the module's docstring, as one JSON-ready dict."""
+    suite = json.loads(Path(suite_path).read_text())
+    cores = suite_cores(suite)
+    step = max(1, len(cores) // positions) if positions else 1
+    sample = cores[::step][:positions] if positions else cores
+    return {"suite": str(suite_path), "suite_positions": len(cores),
+            "suite_solved": sum(r["solved"] for r, _ in cores),
+            "suite_max_nodes": suite["max_nodes"],
+            "solve_times": solve_times(sample, log=log),
+            "c_vs_python": c_vs_python(log=log),
+            "bots": grade_bots(cores, specs, log=log),
+            "bots_small_variant": grade_bots(small_positions(), specs, log=log)}

@@ -1,0 +1,58 @@
+# cython: language_level=3
+"""Interface of the exact last-turn solver (see _endgame.pyx).
+
+An expectimax with alpha-beta bounds over the core's ``State`` (cimported
+from solver._core), values being the Polish win probability in [0, 1], and a
+transposition table keyed by the complete packed position.
+"""
+
+from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
+
+from solver._core cimport Config, State
+
+cdef enum:
+    KEY_BYTES = 80             # bytes of a packed position (pack_key)
+    BUCKET = 4                 # slots per table bucket (replacement: least work)
+
+
+ctypedef struct Entry:
+    uint64_t hash              # hash of key (0: an empty slot)
+    uint8_t key[KEY_BYTES]     # the complete packed position (compared on every hit)
+    double lo                  # lower bound on the Polish win probability
+    double hi                  # upper bound (lo == hi: exact)
+    uint32_t work              # nodes the search below it took (replacement priority)
+    int16_t move               # the best action found at a decision node (-1: none), tried first
+
+
+ctypedef struct Table:
+    Entry* slots               # cap entries, in buckets of BUCKET
+    int64_t cap                # slots, a power of two (at least BUCKET)
+    int64_t used               # slots holding a position
+    int64_t probes             # lookups
+    int64_t hits               # lookups that found their position
+    int64_t stores             # entries written (new or updated)
+    int64_t evictions          # positions overwritten by another one
+
+
+cdef int pack_key(const State* s, uint8_t* out) noexcept nogil
+cdef bint in_solvable_region(const Config* c, const State* s) noexcept nogil
+
+
+cdef class Solver:
+    cdef Table table           # the transposition table (kept across solve calls)
+    cdef readonly long long nodes      # positions visited by the last solve
+    cdef long long max_nodes           # node budget of the current solve (0: none)
+    cdef long long next_check          # node count at which the clock is read next
+    cdef double deadline               # clock() value past which the solve stops (0: none)
+    cdef object clock                  # the time source (a Python callable; tests inject one)
+    cdef readonly bint aborted         # 1 if the last solve ran out of its budget
+    cdef readonly bint ordering        # 1: the table's remembered best action searched first
+    cdef readonly bint bounds          # 1: alpha-beta / star1 cut-offs (0: plain expectimax)
+    cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
+    cdef double _value(self, const Config* c, const State* s, double alpha,
+                       double beta) noexcept nogil
+    cdef double _chance(self, const Config* c, const State* s, double alpha,
+                        double beta) noexcept nogil
+    cdef double _decision(self, const Config* c, const State* s, double alpha,
+                          double beta, int hint, int* move) noexcept nogil
+    cdef bint _out_of_budget(self) noexcept nogil

@@ -1,0 +1,416 @@
+"""The exact last-turn solver (exact.endgame): agreement with a plain Python
+expectimax over pyspiel states, Monte-Carlo playouts of its own policy, the
+solvable region, budgets (node cap, injected clock), and its use by the
+bots (endgame=exact) and advise."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+import bots._budget as budget
+from bots import BotSpecError, make_bot, parse_spec
+from exact._endgame import Solver
+from exact.endgame import key_bytes, solvable, solve
+from helpers import last_turn
+from solver._core import encode_action
+
+GAME = {v: pyspiel.load_game("wildhorn", {"variant": v}) for v in ("tiny", "small")}
+FULL = pyspiel.load_game("wildhorn")
+
+
+# ---- an independent check: a plain expectimax over pyspiel states -------------
+
+def expectimax(state: pyspiel.State, counter: list[int] | None = None) -> float:
+    """The Polish win probability under perfect play, by the book: pyspiel's
+    own chance outcomes, legal actions and returns, no table, no bounds."""
+    if counter is not None:
+        counter[0] += 1
+    if state.is_terminal():
+        return (state.returns()[0] + 1.0) / 2.0
+    if state.is_chance_node():
+        return sum(p * expectimax(state.child(a), counter) for a, p in state.chance_outcomes())
+    values = [expectimax(state.child(a), counter) for a in state.legal_actions()]
+    return max(values) if state.current_player() == 0 else min(values)
+
+
+def action_values(state: pyspiel.State) -> dict[int, float]:
+    """The Polish win probability after each legal action (or outcome)."""
+    options = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() \
+        else state.legal_actions()
+    return {a: expectimax(state.child(a)) for a in options}
+
+
+def polish_rows(result) -> dict[int, float]:
+    """A solution's exact rows as Polish win probabilities."""
+    flip = result.player == 1
+    return {a.action: (1.0 - a.value if flip else a.value) for a in result.actions}
+
+
+def after_rocket(variant: str, outcome: int) -> pyspiel.State:
+    state = GAME[variant].new_initial_state()
+    assert state.is_chance_node()
+    state.apply_action(outcome)
+    return state
+
+
+def walk_to(state: pyspiel.State, rng: random.Random, steps: int) -> pyspiel.State:
+    """``steps`` random moves (chance by its probabilities) from ``state``."""
+    state = state.clone()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(rng.choices([a for a, _ in outcomes],
+                                           [p for _, p in outcomes])[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+# ---- agreement -----------------------------------------------------------------
+
+@pytest.mark.parametrize("outcome", [0, 1])
+def test_tiny_agrees_with_the_python_expectimax(outcome):
+    """Every action of the tiny variant's first decision, each Rocket card."""
+    state = after_rocket("tiny", outcome)
+    assert solvable(state.core)
+    result = solve(state.core)
+    assert result.complete and all(a.exact for a in result.actions)
+    expected = action_values(state)
+    assert polish_rows(result) == pytest.approx(expected, abs=1e-12)
+    assert result.polish == pytest.approx(max(expected.values()), abs=1e-12)
+
+
+def test_tiny_every_position_agrees():
+    """Every decision and chance node of tiny after the Rocket card (each
+    position once): the solver's root value is the expectimax's."""
+    seen = set()
+    stack = [after_rocket("tiny", 0), after_rocket("tiny", 1)]
+    checked = 0
+    solver = Solver(table_entries=1 << 12)
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        key = key_bytes(state.core)
+        if key in seen:
+            continue
+        seen.add(key)
+        result = solve(state.core, solver=solver)
+        assert result.complete
+        exp = expectimax(state)
+        if state.is_chance_node():
+            assert result.polish == pytest.approx(exp, abs=1e-12)
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+        else:
+            assert result.polish == pytest.approx(exp, abs=1e-12), state
+            stack.extend(state.child(a) for a in state.legal_actions())
+        checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_small_positions_agree(seed):
+    """Positions of the small variant some random moves in, where the plain
+    expectimax is still small: every action's exact value agrees."""
+    rng = random.Random(seed)
+    for _ in range(50):
+        state = walk_to(after_rocket("small", rng.randrange(2)), rng, rng.randrange(3, 12))
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        counter = [0]
+        expectimax(state, counter)
+        if counter[0] <= 60_000:
+            break
+    else:
+        pytest.skip("no small enough position on this seed")
+    result = solve(state.core)
+    assert result.complete
+    assert polish_rows(result) == pytest.approx(action_values(state), abs=1e-12)
+
+
+@pytest.mark.parametrize("every_action", [True, False])
+def test_bounds_do_not_change_the_values(every_action):
+    """With and without the alpha-beta/star1 cut-offs and the table's move
+    ordering: the same best value; the best action's row is exact."""
+    state = walk_to(after_rocket("small", 0), random.Random(1), 2)
+    assert not state.is_chance_node() and not state.is_terminal()
+    plain = Solver(bounds=False, ordering=False)
+    full = solve(state.core)
+    ref = solve(state.core, solver=plain)
+    cut = solve(state.core, every_action=every_action)
+    assert ref.complete and cut.complete and full.complete
+    assert cut.value == pytest.approx(ref.value, abs=1e-12)
+    assert polish_rows(full) == pytest.approx(polish_rows(ref), abs=1e-12)
+    assert cut.value_of(cut.best) == pytest.approx(ref.value, abs=1e-12)
+    for row in cut.actions:
+        assert row.lo - 1e-12 <= ref.value_of(row.action) <= row.hi + 1e-12
+    assert cut.nodes < ref.nodes
+
+
+# ---- constructed positions of the full game ---------------------------------
+
+
+def test_sure_win_with_witnesses():
+    """Scouts in the Periphery with Witnesses in hand, one fragment there,
+    0-0 (tests/test_ismcts.py): searching wins for sure, passing loses (tie, R22)."""
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
+    result = solve(core)
+    assert result.complete and result.value == 1.0
+    assert result.best == encode_action("SEARCH", 0)
+    assert result.value_of(encode_action("PASS")) == 0.0
+    assert expectimax(FULL.state_from_core(core)) == 1.0
+
+
+def test_lost_position_and_german_perspective():
+    core = last_turn({"PL01": "periphery", "DE01": "base", "DE03": "base"},
+                     {"periphery": 1, "base": 2})
+    result = solve(core)
+    assert result.complete and result.value == 0.0 and result.polish == 0.0
+    german = last_turn({"DE09": "forest", "DE16": "hand", "DE17": "hand", "PL01": "forest"},
+                       {"forest": 1}, actor=1)
+    result = solve(german)
+    assert result.player == 1 and result.value == 1.0 and result.polish == 0.0
+    # Sturmwind with +4 takes the fragment for sure; so does the SS's attack here
+    assert encode_action("STEAL", 8) in result.optimal()
+    assert expectimax(FULL.state_from_core(german).child(result.best)) == 0.0
+
+
+def test_not_solvable_before_the_last_turn_or_with_cards_in_a_deck():
+    state = FULL.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert not solvable(state.core)
+    with pytest.raises(ValueError, match="solvable region"):
+        solve(state.core)
+    # the last turn, but a card still in a deck: its owner's hand is not known
+    core = last_turn({"PL01": "periphery", "PL22": "deck", "DE01": "base"}, {"periphery": 1})
+    assert not solvable(core)
+    # before the last V-2 step (the Rocket card): not solvable either
+    tiny = GAME["tiny"].new_initial_state()
+    assert tiny.is_chance_node() and not solvable(tiny.core)
+
+
+# ---- the solver's own policy, played out -----------------------------------------
+
+
+@pytest.mark.parametrize("outcome, walk", [(0, 15), (0, 18), (1, 13)])
+def test_monte_carlo_playouts_of_the_solved_policy(outcome, walk):
+    """Both sides play the solver's best action, dice rolled by a seeded
+    stream: the Polish win rate over 4,000 games lies within 4 standard
+    errors of the solved value (positions where it is neither 0 nor 1)."""
+    start = after_rocket("small", outcome)
+    start = walk_to(start, random.Random(walk), 3)
+    value = solve(start.core).polish
+    assert 0.05 < value < 0.95
+    rng = random.Random(walk)
+    solver = Solver()
+    best: dict[bytes, int] = {}
+    wins = 0
+    games = 4000
+    for _ in range(games):
+        state = start.clone()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+            else:
+                key = key_bytes(state.core)
+                if key not in best:
+                    best[key] = solve(state.core, every_action=False, solver=solver).best
+                state.apply_action(best[key])
+        wins += state.returns()[0] > 0
+    se = max((value * (1 - value) / games) ** 0.5, 1e-3)
+    assert abs(wins / games - value) <= 4 * se
+
+
+# ---- budgets -----------------------------------------------------------------------
+
+
+def test_node_cap_stops_the_solve():
+    state = after_rocket("small", 0)
+    result = solve(state.core, max_nodes=500)
+    assert not result.complete and result.best is None and result.value is None
+    assert result.nodes <= 500 + 1
+    assert all(a.exact for a in result.actions)
+
+
+def test_injected_clock_stops_the_solve():
+    """A clock that jumps an hour at every reading: the solve stops at the
+    first reading past the start (it reads the clock every 2,048 nodes)."""
+    ticks = [0.0]
+
+    def clock():
+        ticks[0] += 3600.0
+        return ticks[0]
+
+    state = after_rocket("small", 0)
+    result = solve(state.core, max_seconds=1.0, clock=clock)
+    assert not result.complete
+    assert 2048 <= result.nodes <= 2048 + 64
+    assert ticks[0] == 2 * 3600.0     # the deadline, then one reading
+    # a clock that does not move: the same position solves completely
+    assert solve(state.core, max_seconds=1.0, clock=lambda: 0.0).complete
+
+
+def test_table_is_reused_and_counted():
+    state = after_rocket("small", 1)
+    result = solve(state.core)
+    assert result.probes > 0 and 0.0 < result.hit_rate < 1.0
+    assert result.hits <= result.probes
+
+
+# ---- the bots -----------------------------------------------------------------------
+
+
+def test_registry_option():
+    assert parse_spec("ismcts:endgame=off")[1] == {"endgame": "off"}
+    assert parse_spec("oos:endgame=exact")[1] == {"endgame": "exact"}
+    with pytest.raises(BotSpecError, match="endgame expects exact or off"):
+        parse_spec("ismcts:endgame=maybe")
+    # on where a person asks (play, advise, serve), off in bot-vs-bot play
+    assert make_bot("ismcts:iterations=10", 0, interactive=True).endgame == "exact"
+    assert make_bot("ismcts:iterations=10", 0).endgame == "off"
+    assert make_bot("oos:iterations=10,endgame=off", 0, interactive=True).endgame == "off"
+
+
+@pytest.mark.parametrize("spec", ["ismcts", "oos"])
+def test_bot_plays_the_exact_best_action(spec):
+    """Two iterations of search would pick almost at random; with endgame
+    on, the bot plays the solver's best action and says its values are exact."""
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
+    bot = make_bot(f"{spec}:iterations=200,endgame=exact", 0, seed=3)
+    out = bot.analyse(core)
+    assert out["exact"] and out["stats"]["exact"]
+    assert out["action"] == solve(core).best == encode_action("SEARCH", 0)
+    assert out["value"] == [1.0, 0.0]
+    off = make_bot(f"{spec}:iterations=200,endgame=off", 0, seed=3).analyse(core)
+    assert "exact" not in off and not off["stats"].get("exact")
+
+
+def test_bot_falls_back_to_search_when_the_budget_is_short():
+    """The small variant's opening needs more than 50 solver nodes per
+    iteration of a 2-iteration budget: the bot searches as without endgame."""
+    state = after_rocket("small", 0)
+    bot = make_bot("ismcts:iterations=2,endgame=exact", 0, seed=1)
+    out = bot.analyse(state)
+    assert "exact" not in out and out["stats"]["iterations"] == 2
+
+
+def test_bot_time_budget_uses_the_injected_clock(monkeypatch):
+    """With a time budget, the solver's deadline is read on bots._budget's
+    clock: a clock that jumps makes it give up, and the search runs."""
+    ticks = [0.0]
+
+    def clock():
+        ticks[0] += 10.0
+        return ticks[0]
+
+    monkeypatch.setattr(budget, "clock", clock)
+    state = after_rocket("small", 0)
+    exact, spent = make_bot("ismcts:time=1,endgame=exact", 0).solve_exactly(state.core)
+    assert exact is not None and not exact.complete and spent > 0
+
+
+# ---- advise ----------------------------------------------------------------------
+
+
+def test_advise_says_exact():
+    """A solvable position: the advice is exact (every action's exact value,
+    no interval, the opponent's exact best replies) and fits the schema."""
+    import json
+
+    import jsonschema
+
+    from apps.advise import advise, format_advice
+
+    core = last_turn({"PL01": "periphery", "PL02": "periphery", "PL18": "hand",
+                      "DE01": "periphery", "DE02": "periphery", "DE18": "hand"},
+                     {"periphery": 1, "forest": 1, "base": 1})
+    answer = advise(core, "ismcts:iterations=2000", seed=1)
+    assert answer["exact"] is True
+    exact = solve(core)
+    assert answer["recommended_id"] == exact.best
+    for row in answer["actions"]:
+        assert row["value"] == pytest.approx(exact.value_of(row["id"]), abs=1e-6)
+        assert row["stderr"] == 0.0
+    assert answer["value"]["polish"] == pytest.approx(exact.polish, abs=1e-6)
+    assert answer["value_ci95"]["polish"][0] == answer["value_ci95"]["polish"][1]
+    assert answer["responses"] or answer["responses_note"]
+    for reply in answer["responses"]:
+        assert 0.0 <= reply["probability"] <= 1.0 + 1e-9 and reply["stderr"] == 0.0
+    # the replies perfect play chooses come first, their chances summing to at most 1
+    assert sum(r["probability"] for r in answer["responses"]) <= 1.0 + 1e-9
+    schema = json.loads((Path(__file__).resolve().parent.parent / "solver" / "data"
+                         / "advice.schema.json").read_text())
+    jsonschema.validate(answer, schema)
+    assert "Exact: the position is solved" in format_advice(answer)
+    off = advise(core, "ismcts:iterations=300,endgame=off", seed=1, responses=False)
+    assert "exact" not in off
+
+
+# ---- bench endgame ------------------------------------------------------------------
+
+
+def test_bench_endgame_pieces(tmp_path):
+    """The suite maker, the solve times, the bots' grades and the C-vs-Python
+    figure on a two-game suite (the last two points of each) with a small
+    node budget (the figures' shape; their values are
+    results/bench-endgame.json's)."""
+    import json
+
+    from apps import bench_endgame as be
+
+    suite = be.make_suite(games=2, max_nodes=100_000, last=2)
+    assert suite["positions"] and all(p["from_end"] >= 1 for p in suite["positions"])
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite))
+    cores = be.suite_cores(json.loads(path.read_text()))
+    assert [c.to_bytes() for _, c in cores] == \
+        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed)[-2:]]
+    solved = [(r, c) for r, c in cores if r["solved"]]
+    assert solved, "the last decisions of a game solve within 100,000 nodes"
+    for row, core in solved[:3]:
+        assert solve(core, every_action=False).value == pytest.approx(row["value"], abs=1e-9)
+        for action, entry in row["actions"].items():
+            if entry["value"] is not None:   # an exact value the suite found: check it
+                after = solve(core, every_action=False, max_nodes=400_000)
+                assert entry["value"] <= after.value + 1e-9
+            if entry["optimal"] is False:
+                assert entry["hi"] < row["value"]
+    times = be.solve_times(cores[-2:], limit=0.5)
+    assert set(times["solved_within"]) == {"0.1s", "1s", "10s"}
+    grades = be.grade_bots(be.small_positions(count=10), ("heuristic",))
+    assert grades["positions"] == 10 and 0.0 <= grades["heuristic"]["all"]["optimal"] <= 1.0
+    ratio = be.c_vs_python(count=1)
+    assert ratio["values_agree"] and ratio["positions"] == 1
+
+
+def test_bench_endgame_refuses_a_missing_suite(tmp_path, capsys):
+    from apps.cli import main
+
+    assert main(["bench", "endgame", "--suite", str(tmp_path / "none.json")]) == 2
+    assert "--suite: no such file" in capsys.readouterr().err
+
+
+def test_probe_tells_whether_a_position_reaches_a_value():
+    """A window just around the exact value: fail-high at or above it,
+    fail-low below it, and the bound returned is on the right side."""
+    state = after_rocket("small", 1)
+    value = solve(state.core).polish
+    assert 0.0 < value < 1.0
+    engine = Solver()
+    done, v, _ = engine.probe(state.core, value - 1e-9, value)
+    assert done and v >= value - 1e-12
+    engine.clear()
+    done, v, _ = engine.probe(state.core, value + 1e-6, value + 2e-6)
+    assert done and v <= value + 1e-6
+    engine.clear()
+    done, v, _ = engine.probe(state.core, -1.0, 2.0)
+    assert done and v == pytest.approx(value, abs=1e-12)
