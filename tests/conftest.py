@@ -1,6 +1,7 @@
 """Shared fixtures and helpers: games and configurations built once per
 session, the fake clock, the web server's client, and the one runner of the
 command line (:func:`run_cli`)."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -85,3 +86,23 @@ def client(tmp_path):
     with TestClient(create_app(tmp_path / "data", Limits(max_iterations=150,
                                                          max_searches=1))) as c:
         yield c
+
+
+@contextlib.contextmanager
+def small_disk(tmp_path, size: str, covered_by: str):
+    """A folder on a mounted tmpfs of ``size`` (as ``mount -o size=``),
+    unmounted afterwards; the test skips, naming ``covered_by`` (the test
+    that covers the same code without a real disk), where root may not mount."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip(f"mounting a tmpfs needs root (CI runs as root); {covered_by} covers "
+                    f"the same code")
+    folder = tmp_path / "small-disk"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"this machine does not let root mount a tmpfs: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from apps.record import new_record
 from bots.spec import BotSpec
 from solver import jsonio, state_io
 from conftest import run_cli
+from conftest import small_disk
 
 
 @pytest.fixture(scope="module")
@@ -62,19 +62,8 @@ def _fill(folder: Path) -> None:
 @pytest.fixture
 def tmpfs(tmp_path):
     """A mounted 64 kB tmpfs, unmounted afterwards."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root); the monkeypatched "
-                    "ENOSPC tests cover the same code")
-    folder = tmp_path / "small-disk"
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"this machine does not let root mount a tmpfs: {done.stderr.strip()}")
-    try:
+    with small_disk(tmp_path, "64k", "the monkeypatched ENOSPC tests") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
 
 
 # ---- a real full disk ----------------------------------------------------------

@@ -32,6 +32,7 @@ from apps.tournament.scheduling import Schedule
 from solver import jsonio
 from solver.errors import SerializationError, WildhornError
 from tournament_helpers import ROOT, alive, cli, forked_children, wait_for, without_seconds
+from conftest import small_disk
 
 BOTS = ["random", "ismcts:iterations=10"]   # the search reports values: value rows
 GAMES = 4
@@ -133,19 +134,8 @@ def test_a_full_disk_stops_the_run_naming_the_file_and_resume_completes(
 @pytest.fixture
 def tmpfs(tmp_path):
     """A mounted 1 MB tmpfs (room for the reports once the disk is freed)."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root); the monkeypatched "
-                    "full-disk test covers the same code")
-    folder = tmp_path / "small-disk"
-    folder.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"this machine does not let root mount a tmpfs: {done.stderr.strip()}")
-    try:
+    with small_disk(tmp_path, "1m", "the monkeypatched full-disk test") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
 
 
 def test_a_full_tmpfs_stops_the_run_and_resume_completes(tmpfs, reference):
