@@ -281,11 +281,29 @@ def test_advice_with_responses_for_german_escort(page, server, tmp_path):
     page.click("#b-analyse")
     page.wait_for_selector("#b-advice [data-testid=board-recommended]", timeout=120_000)
     text = page.inner_text("#b-advice")
-    assert "Recommended: " in text and "German wins" in text and "95% interval" in text
+    assert "Recommended: " in text and "German (you)" in text and "95% interval" in text
     rows = page.locator("[data-testid=board-actions] tr")
     assert rows.count() == 1 + 2  # a header and the two legal actions (decline, escort)
     assert page.locator("[data-testid=board-responses] li").count() >= 1
-    assert "if the polish" in page.inner_text("[data-testid=board-responses]")
+    replies = page.inner_text("[data-testid=board-responses]")
+    assert "If the Polish " in replies
+    # issue 30: in a player's words: no field names, one probability format, the
+    # frequency labelled as one, a private decline told as what is seen (R29),
+    # dice classes that do not mix failing and succeeding rolls, the attacker named
+    for raw in ("responses_note", "opponent_model", "null", "if the polish", "decline ("):
+        assert raw not in text, raw
+    assert "of the search" in text and "chosen in" in text
+    for m in re.finditer(r"you win ([^)\n]*)\)", text):
+        assert re.fullmatch(r"\d+(\.\d)?% ± \d+(\.\d)?%|\d+%", m.group(1)), m.group(0)
+    from test_advise import mixed_classes
+    for line in replies.splitlines():
+        assert not mixed_classes(line.split(" (")[0] if "total" not in line else line), line
+        if "attack total" in line:
+            assert "the Polish attack total minus your defence total" in line, line
+    # "about the same" wherever the difference is within its noise, said above the table
+    costs = " ".join(page.locator("[data-testid=board-actions] td:nth-child(3)").all_inner_texts())
+    assert ("about the same" in costs) == (page.locator("[data-testid=board-same]").count() == 1)
+    assert "recommended" in costs
     assert "starts afresh" in page.inner_text("#b-fresh")
     assert "done in" in page.inner_text("#b-progress-text")
 
