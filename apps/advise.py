@@ -541,13 +541,22 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
                              else f"nothing yet: the {TITLES[opp]} decides again and "
                                   f"{says(s, opp, solved[0], player)}")
                 at = s.phase
-            g = groups.setdefault((then, at), {"q": 0.0, "v": 0.0, "faces": [],
-                                               "then_says": then_says})
+            # identical cards are one answer (R27): keyed by the lowest-numbered
+            same = _canonical(s, player, solved[0])[0] if not s.is_terminal() and \
+                s.current_player() == player else then
+            g = groups.setdefault((same, at), {"q": 0.0, "v": 0.0, "faces": [], "then": then,
+                                               "then_says": then_says, "texts": set()})
+            g["texts"].add(then)
             g["q"] += q
             g["v"] += q * v
             g["faces"].append(faces)
         ranked = sorted(groups.items(), key=lambda kv: -kv[1]["q"])
-        (then, at), top = ranked[0]
+        for _, g in ranked:
+            if len(g["texts"]) > 1:   # the card numbers of the identical cards
+                others = sorted(t.split()[0] for t in g["texts"] if t != g["then"])
+                g["then_says"] += f" (or {' or '.join(others)}: identical cards, R27)"
+        (_, at), top = ranked[0]
+        then = top["then"]
         row = {"if": f"{SIDES[opp]} {entry['text']}", "reply": entry["text"],
                "phase": entry["phase"], "says": entry["says"],
                "where": step_words(entry["phase"], "his"),
@@ -559,10 +568,10 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
             row["unseen"] = entry["unseen"]
         if len(ranked) > 1:
             row["outcomes"] = [{"when": _exact_when(g["faces"]), "probability":
-                                round(g["q"] / total, 6), "then": t,
+                                round(g["q"] / total, 6), "then": g["then"],
                                 "then_says": g["then_says"], "at": a,
                                 "value": round(g["v"] / g["q"], 6), "stderr": 0.0}
-                               for (t, a), g in ranked]
+                               for (_, a), g in ranked]
             row["outcomes_covered"] = 1.0
         out.append(row)
     out.sort(key=lambda r: (-r["probability"], r["value"]))

@@ -521,19 +521,21 @@ THREADS1 = "ismcts:threads=1"
 
 
 def twin_good_luck_position():
-    """The Polish player searches on the last turn holding PL18 and PL19 Good
-    Luck (identical, R27) against the German's two Bad Luck cards: after the
-    German's Bad Luck the answer is a Good Luck, whichever copy is left."""
+    """Turn 3: the Polish player may search with PL01 Scouts holding PL18 and
+    PL19 Good Luck (identical, R27) against the German's two Bad Luck cards
+    (and five unseen German cards in his deck): after the German's Bad Luck
+    the answer is a Good Luck, PL18 where it is still in hand, PL19 where
+    PL18 was played first inside the search."""
     cs = load_card_set()
     places = {c.number: "gone" for c in cs.cards}
     places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand", "PL19": "hand",
-                   "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand",
-                   "PL15": "hand"})   # (Operation Wildhorn III is never gone, R21)
-    # the Rocket cards fired 10 fragments: 5-4 for the Polish, one left in the Periphery
-    # that decides the game (5-5 is the German's, R22)
+                   "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"})
+    for number in ("PL15", "PL04", "PL05", "PL06", "PL09", "DE04", "DE05", "DE06", "DE07",
+                   "DE08"):
+        places[number] = "deck"
     return Core.build(CoreConfig(cs), places=places,
-                      fragments={"periphery": 1, "forest": 5, "base": 4},
-                      rockets=[1, 2, 3, 4], turn=4)
+                      fragments={"periphery": 2, "forest": 2, "base": 2},
+                      rockets=[1, 2, 3], turn=3)
 
 
 def german_attack_position():
@@ -635,8 +637,7 @@ def test_cli_identical_cards_are_one_answer(tmp_path):
     the search. One answer (the old advice listed "PL18 Good Luck: play" and
     "PL19 Good Luck: play" as two)."""
     path = state_file(tmp_path, twin_good_luck_position(), "twins")
-    out, text = advise_cli(path, "--iterations", "20000", "--seed", "3",
-                           "--bot", "ismcts:endgame=off,threads=1")
+    out, text = advise_cli(path, "--iterations", "20000", "--seed", "1")
     good_luck_answers = 0
     for r in replies_of(out):
         answers = [o["then"] for o in r.get("outcomes", [])] or [r["then"]]
@@ -708,8 +709,7 @@ def test_cli_dice_classes_never_mix_failing_and_succeeding_rolls(tmp_path):
     carries its own verdict."""
     out, text = advise_cli(ESCORT_EXAMPLE, "--iterations", "4000", "--seed", "1")
     path = state_file(tmp_path, twin_good_luck_position(), "twins")
-    out2, text2 = advise_cli(path, "--iterations", "20000", "--seed", "3",
-                             "--bot", "ismcts:endgame=off,threads=1")
+    out2, text2 = advise_cli(path, "--iterations", "20000", "--seed", "1")
     whens = [o["when"] for a in (out, out2) for r in replies_of(a) for o in r.get("outcomes", [])]
     assert any("total" in w for w in whens)
     for w in whens:
