@@ -1274,10 +1274,11 @@ def _response_lines(x: dict[str, Any], opp: str) -> list[str]:
             f"{percent(x['probability'])} likely)")
     outcomes = x.get("outcomes")
     if not outcomes:
-        return [f"{head}: {_answer_words(x)}."]
+        return [f"{head}, your answer: {_answer_words(x)}."]
     lines = [f"{head}:"]
     for o in outcomes:
-        lines.append(f"      {o['when']} ({percent(o['probability'])} of these cases): "
+        lines.append(f"      {o['when'][:1].upper()}{o['when'][1:]} "
+                     f"({percent(o['probability'])} of these cases), your answer: "
                      f"{_answer_words(o)}.")
     if x["outcomes_covered"] < 0.995:
         lines.append(f"      other outcomes ({percent(1 - x['outcomes_covered'])}): "

@@ -81,12 +81,17 @@ export function renderAdvice(box, a, opts = {}) {
   box.innerHTML = "";
   const actions = a.actions || [];
   const same = actions.filter((r) => aboutTheSame(r, a.recommended_id)).map((r) => r.action);
-  const head = `${opts.title || "Recommended"}: ${a.recommended}`;
+  const names = same.length <= 1 ? same.join("") : `${same.slice(0, -1).join(", ")} and ${same[same.length - 1]}`;
+  // never a firm recommendation where another action is as good within the noise
+  const head = `${opts.title || "Recommended"}: ${a.recommended}` + (same.length ? `, or about the same: ${names}` : "");
   box.append(el("h3", { "data-testid": id("recommended"), text: head }));
   if (same.length) {
-    const names = same.length === 1 ? same[0] : `${same.slice(0, -1).join(", ")} and ${same[same.length - 1]}`;
     box.append(el("p", { "data-testid": id("same"),
-      text: `About the same: ${names} ${same.length === 1 ? "is" : "are"} as good as far as the search can tell (the difference is within its noise).` }));
+      text: `About the same: ${names} ${same.length === 1 ? "is" : "are"} as good as ${a.recommended} as far as the search can tell (the difference is within its noise).` }));
+  }
+  if (a.exact) {
+    box.append(el("p", { "data-testid": id("exact"),
+      text: "Exact: the position is solved (both hands known, only dice left); every win chance is exact." }));
   }
   const me = a.to_move || null;
   const best = actions.find((r) => r.id === a.recommended_id);
@@ -125,11 +130,11 @@ export function renderAdvice(box, a, opts = {}) {
       const likely = r.probability === undefined ? "" : `${percent(r.probability)} likely`;
       const cond = `If the ${opp} ${says} (${where}${likely})`;
       const outcomes = r.outcomes || [];
-      const li = el("li", { text: outcomes.length ? `${cond}:` : `${cond}: ${answerText(r)}.` });
+      const li = el("li", { text: outcomes.length ? `${cond}:` : `${cond}, your answer: ${answerText(r)}.` });
       if (outcomes.length) {
         const sub = el("ul");
         for (const o of outcomes) {
-          sub.append(el("li", { text: `${capital(o.when)} (${percent(o.probability)} of these cases): ${answerText(o)}.` }));
+          sub.append(el("li", { text: `${capital(o.when)} (${percent(o.probability)} of these cases), your answer: ${answerText(o)}.` }));
         }
         li.append(sub);
       }
