@@ -172,13 +172,33 @@ def about_the_same(loss: float | None, loss_stderr: float | None) -> bool:
 
 
 def no_play(phase: str) -> str:
-    """A private decline (R29) as the other side sees it: "plays no Ambush!"."""
+    """A decision the other side does not see, as he sees it: a private
+    decline (R29) "plays no Ambush!", the Polish redraw decision (R5)."""
+    if phase == "redraw":
+        return "decides in secret whether to redraw"
     label = PRIVATE_WINDOWS[phase]
     return "does not escort" if phase == "escort" else f"plays no {label}"
 
 
-def _is_private_decline(s: Core, action: int) -> bool:
-    return s.phase in PRIVATE_WINDOWS and decode_action(action)[0] == "DECLINE"
+def _unseen_label(phase: str) -> str:
+    """What a decision the viewer does not see is called: "Ambush!", "redraw"."""
+    return PRIVATE_WINDOWS.get(phase, phase)
+
+
+def _unseen_key(phase: str) -> str:
+    """The reply text of a decision not seen, with no play seen after it."""
+    return "a secret redraw decision" if phase == "redraw" else \
+        f"no {PRIVATE_WINDOWS[phase]} played"
+
+
+def _is_private_decline(s: Core, action: int, viewer: int | None = None) -> bool:
+    """Whether the viewer does not see ``action`` at ``s`` when it is taken:
+    a decline in a private window (R29), or, for the German viewer, the
+    Polish player's redraw decision (R5: secret until the German decides)."""
+    if s.phase in PRIVATE_WINDOWS:
+        return decode_action(action)[0] == "DECLINE"
+    return (s.phase == "redraw" and viewer is not None and s.current_player() == 0
+            and viewer == 1)
 
 
 def _card_words(s: Core, g: int, viewer: int) -> str:
@@ -280,9 +300,9 @@ def _canonical(s: Core, actor: int, action: int) -> tuple[str, str | None]:
     if s.location(g)[0] not in ("hand", "deck"):
         return text, None
     cs = s.config.card_set
-    key = cs.class_key(cs.cards[g])
+    key = cs.class_key(cs.cards[g], with_start=False)   # START only matters at setup
     rep = min(h for h in range(actor * CARDS_PER_SIDE, (actor + 1) * CARDS_PER_SIDE)
-              if cs.class_key(cs.cards[h]) == key)
+              if cs.class_key(cs.cards[h], with_start=False) == key)
     if rep == g:
         return text, None
     return (text.replace(s.config.card_name(g), s.config.card_name(rep), 1),
@@ -505,13 +525,15 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
         if solved is None:
             return [], "the exact solve of a reply ran out of budget"
         for reply in s.legal_actions():
-            private = _is_private_decline(s, reply)
-            text = f"no {PRIVATE_WINDOWS[s.phase]} played" if private else \
-                s.action_string(opp, reply)
-            entry = replies.setdefault(reply, {"p": 0.0, "phase": s.phase, "text": text,
-                                               "says": says(s, opp, reply, player),
-                                               "unseen": [PRIVATE_WINDOWS[s.phase]]
-                                               if private else None, "after": []})
+            private = _is_private_decline(s, reply, player)
+            if private and reply != solved[0]:
+                continue   # a decision you do not see: only his best one is followed
+            text = _unseen_key(s.phase) if private else s.action_string(opp, reply)
+            entry = replies.setdefault(text, {"p": 0.0, "phase": s.phase, "text": text,
+                                              "says": no_play(s.phase) if private else
+                                              says(s, opp, reply, player),
+                                              "unseen": [_unseen_label(s.phase)]
+                                              if private else None, "after": []})
             if reply == solved[0]:
                 entry["p"] += p
             follow(s.applied(reply), p, entry["after"], False, rolled)
@@ -768,7 +790,7 @@ class _Planner:
                 a = _likeliest(node["actions"])["action"]
             else:
                 a = self.heuristic[self.opp].analyse(s)["action"]
-            if seen is not None and not seen and not _is_private_decline(s, a):
+            if seen is not None and not seen and not _is_private_decline(s, a, self.player):
                 seen.append(self._reply_key(s, a))
             s.apply(a)
         return s
@@ -828,10 +850,11 @@ class _Planner:
             for reply, p in policy.items():
                 if p * p_reach < MIN_REPLY / 4:
                     continue
-                private = _is_private_decline(s, reply)
+                private = _is_private_decline(s, reply, self.player)
                 key, info = self._reply_key(s, reply)
                 if private:
-                    key = (s.phase, f"no {PRIVATE_WINDOWS[s.phase]} played")
+                    key = (s.phase, _unseen_key(s.phase))
+                    info["says"] = no_play(s.phase)
                     info["unseen"] = {s.phase}
                 # chance after the reply (the dice of an attack he starts or
                 # lets happen): AFTER_WALKS walks, the first outcome stratified
@@ -976,7 +999,7 @@ class _Planner:
         if info["same_as"]:
             r["same_as"] = sorted(info["same_as"])
         if info["unseen"]:
-            r["unseen"] = [PRIVATE_WINDOWS[w] for w in sorted(info["unseen"])]
+            r["unseen"] = [_unseen_label(w) for w in sorted(info["unseen"])]
         if any(events for events, _, _ in answered):
             r["outcomes"] = outcomes
             r["outcomes_covered"] = round(sum(o["probability"] for o in outcomes), 4)

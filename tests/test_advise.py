@@ -751,3 +751,40 @@ def test_cli_about_the_same():
     assert f"Recommended: {out['recommended']}, but DE02 Soldiers: escort is about the same" \
         in text
     assert "about the same (" in text
+
+
+DOC_EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
+
+
+def test_cli_identical_hidden_cards_are_one_reply():
+    """R27 for the opponent's replies: the German cannot tell which Scouts
+    the Polish player places from his hand (PL01 in one sampled world, PL04
+    in another: the same name and text): one reply "places Scouts", the
+    other copies in same_as (the old advice listed "PL01 Scouts: place" and
+    "PL04 Scouts: place" as two replies)."""
+    out, text = advise_cli(DOC_EXAMPLES / "redraw-german.json", "--iterations", "1500",
+                           "--seed", "1")
+    merged = 0
+    for a in out["actions"]:
+        plan = a.get("responses", [])
+        names = [re.sub(r"^(PL|DE)\d\d ", "", r["reply"]) for r in plan]
+        assert len(names) == len(set(names)), names
+        merged += sum(1 for r in plan if r.get("same_as"))
+    assert merged
+    block = text.split("If you play")[1].split("If instead")[0]
+    assert block.count("If the Polish places Scouts") == 1, block
+
+
+def test_cli_secret_redraw_is_not_a_reply():
+    """R5: the Polish redraw decision is secret until the German has decided
+    his own: advised before it, the German is not told "if the Polish
+    redraws" or "keeps its hand" as something he could answer."""
+    out, text = advise_cli(DOC_EXAMPLES / "actions-after-pass.json", "--iterations", "1500",
+                           "--seed", "1")
+    replies = replies_of(out)
+    assert replies and out["to_move"] == "german"
+    for r in replies:
+        assert not (r["phase"] == "redraw" and r["reply"] in ("redraw", "keep hand")), r
+    assert any(r.get("unseen") == ["redraw"] for r in replies)
+    assert "If the Polish decides in secret whether to redraw" in text
+    assert "If the Polish redraws" not in text and "keeps its hand" not in text

@@ -369,3 +369,20 @@ def test_board_side_names_in_dice_classes(tmp_path):
     assert attack
     for w in attack:
         assert "the German attack total minus your defence total" in w and "'s" not in w, w
+
+
+def test_board_identical_hidden_cards_are_one_reply(tmp_path):
+    """R27 on the board: the Polish player's Scouts placed from his hand,
+    PL01 in one sampled world and PL04 or PL05 in another, are one reply (and
+    the hidden card is named by its type: "places Scouts")."""
+    import re
+    state = json.loads((ROOT / "docs" / "examples" / "redraw-german.json").read_text())
+    advice = _board_advice(tmp_path, state, 1500, 1)
+    merged = 0
+    for a in advice["actions"]:
+        plan = a.get("responses", [])
+        names = [re.sub(r"^(PL|DE)\d\d ", "", r["reply"]) for r in plan]
+        assert len(names) == len(set(names)), names
+        merged += sum(1 for r in plan if r.get("same_as"))
+        assert all("PL0" not in r["says"] for r in plan if "place" in r["reply"])
+    assert merged
