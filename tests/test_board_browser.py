@@ -429,3 +429,13 @@ def test_advice_view_in_a_player_words(page, server):
             assert "the Polish attack total minus your defence total" in line, line
     for m in re.finditer(r"you win ([^)\n]*)\)", text):
         assert re.fullmatch(r"\d+(\.\d)?% ± \d+(\.\d)?%|\d+%", m.group(1)), m.group(0)
+    # the hint of a decision with one legal action (the server searches nothing)
+    only = page.evaluate("""async () => {
+        const { renderAdvice } = await import("/static/advice_view.js");
+        const box = document.createElement("div");
+        renderAdvice(box, { recommended: "pass priority", recommended_id: 1, value: null, only: true,
+                            actions: [{ id: 1, action: "pass priority", frequency: 1, value: null }] },
+                     { title: "Hint" });
+        return box.innerText;
+    }""")
+    assert "Hint: pass priority" in only and "only option" in only and "search" not in only

@@ -79,6 +79,11 @@ function answerText(x) {
 export function renderAdvice(box, a, opts = {}) {
   const id = (/** @type {string} */ part) => (opts.testid ? `${opts.testid}-${part}` : null);
   box.innerHTML = "";
+  if (a.only) {   // one legal action: nothing to weigh
+    box.append(el("h3", { "data-testid": id("recommended"), text: `${opts.title || "Recommended"}: ${a.recommended}` }));
+    box.append(el("p", { text: "It is your only option here." }));
+    return;
+  }
   const actions = a.actions || [];
   const same = actions.filter((r) => aboutTheSame(r, a.recommended_id)).map((r) => r.action);
   const names = same.length <= 1 ? same.join("") : `${same.slice(0, -1).join(", ")} and ${same[same.length - 1]}`;

@@ -176,6 +176,7 @@
  * @property {number} recommended_id
  * @property {string} [phase]
  * @property {boolean} [exact]
+ * @property {boolean} [only] the hint of a decision with one legal action (nothing searched)
  * @property {Record<string, number> | null} value by side
  * @property {Record<string, [number, number]> | null} [value_ci95]
  * @property {AdviceAction[]} [actions]
