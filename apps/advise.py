@@ -50,6 +50,21 @@ that a modifier of 1 or 2 can or cannot turn, a Rocket card or another die
 by its value; every class of a listed reply is answered (a search pooled
 with what the main tree holds at that decision), in words, and classes
 with the same answer merged.
+
+In a player's words
+===================
+A reply is what the player sees: a card of the opponent's hand is named by
+its name only and identical cards (R27: the same name and text) are one
+reply, and one answer; a decision the player does not see (a decline in a
+private window, R29; the Polish redraw before the German's, R5) is never a
+reply of its own, its worlds being keyed by the opponent's next play the
+player sees ("plays no Ambush!, then passes priority").  Each reply and
+answer comes as words for a sentence (``says``, ``where``, ``then_says``);
+a class of rolls names the side that rolls and is split where the roll
+turns from failing to succeeding; every win chance is written "59% ± 1%"
+(:func:`win_text`), and an action within the noise of the recommended one
+is "about the same" (:func:`about_the_same`).  ``format_advice`` writes the
+text; the web pages draw the same fields (``static/advice_view.js``).
 """
 
 from __future__ import annotations
