@@ -50,6 +50,21 @@ that a modifier of 1 or 2 can or cannot turn, a Rocket card or another die
 by its value; every class of a listed reply is answered (a search pooled
 with what the main tree holds at that decision), in words, and classes
 with the same answer merged.
+
+In a player's words
+===================
+A reply is what the player sees: a card of the opponent's hand is named by
+its name only and identical cards (R27: the same name and text) are one
+reply, and one answer; a decision the player does not see (a decline in a
+private window, R29; the Polish redraw before the German's, R5) is never a
+reply of its own, its worlds being keyed by the opponent's next play the
+player sees ("plays no Ambush!, then passes priority").  Each reply and
+answer comes as words for a sentence (``says``, ``where``, ``then_says``);
+a class of rolls names the side that rolls and is split where the roll
+turns from failing to succeeding; every win chance is written "59% ± 1%"
+(:func:`win_text`), and an action within the noise of the recommended one
+is "about the same" (:func:`about_the_same`).  ``format_advice`` writes the
+text; the web pages draw the same fields (``static/advice_view.js``).
 """
 
 from __future__ import annotations
@@ -65,9 +80,10 @@ from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
 from bots import Observations, SearchBot
-from solver import Core
+from solver import CARDS_PER_SIDE, Core, decode_action
 from solver.errors import ParameterError, StateFormatError
-from solver.vocabulary import SIDE_TITLES as TITLES, SIDES
+from solver.vocabulary import (PRIVATE_WINDOWS, SIDE_TITLES as TITLES, SIDES, STEAL_KINDS,
+                               ZONE_TITLES, ZONES)
 
 DEFAULT_TIME = 0.8       # seconds of main search when no budget is given (--help says so)
 NEAR = 0.05              # alternatives within this much win probability get a plan too
@@ -120,6 +136,192 @@ def budget_options(bot_spec: str, time: float | None = None,
 
 def _spec_text(name: str, options: dict[str, Any]) -> str:
     return name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+
+
+# ---- the player's words -----------------------------------------------------------
+
+_STEP_WORDS = {"actions": "as {his} next action", "redraw": "at the redraw",
+               "modifiers": "in the modifier window", "escort": "at the escort",
+               "ambush": "at the Ambush!", "nurses": "at the Nurses", "witnesses":
+               "at the Witnesses", "motorcycle": "at the Motorcycle", "zone":
+               "choosing where to move", "target": "choosing the target",
+               "refresh": "choosing what to refresh", "number": "choosing how many to hide",
+               "end": "the game is over"}
+
+
+def step_words(step: str, whose: str = "his") -> str:
+    """Where in the game a decision falls, in words: "in the modifier window",
+    "as his next action" (``whose``: "his", "your")."""
+    return _STEP_WORDS.get(step, f"at the {step}").format(his=whose)
+
+
+def decision_words(step: str) -> str:
+    """The kind of decision in words: "main action", "modifier window"."""
+    return {"actions": "main action", "modifiers": "modifier window"}.get(step, step)
+
+
+def percent(x: float) -> str:
+    """A probability as a player reads it: "59%"."""
+    return f"{100 * x:.0f}%"
+
+
+def win_text(value: float | None, stderr: float | None) -> str:
+    """One format for a win chance everywhere: "59% ± 1%" (± one standard
+    error of the search; an exact value has none)."""
+    if value is None:
+        return "forced"
+    if not stderr:
+        return percent(value)
+    if stderr < 0.005:   # a tight estimate: one decimal, not "± 0%"
+        return f"{100 * value:.1f}% ± {100 * stderr:.1f}%"
+    return f"{percent(value)} ± {percent(stderr)}"
+
+
+def about_the_same(loss: float | None, loss_stderr: float | None) -> bool:
+    """An action is about as good as the recommended one when what it costs
+    is within twice its standard error (and below 1% plus one standard
+    error): the search cannot tell them apart."""
+    if loss is None or loss_stderr is None:
+        return False
+    return loss <= 2 * loss_stderr and loss < 0.01 + loss_stderr
+
+
+def no_play(phase: str) -> str:
+    """A decision the other side does not see, as he sees it: a private
+    decline (R29) "plays no Ambush!", the Polish redraw decision (R5)."""
+    if phase == "redraw":
+        return "decides in secret whether to redraw"
+    label = PRIVATE_WINDOWS[phase]
+    return "does not escort" if phase == "escort" else f"plays no {label}"
+
+
+def _unseen_label(phase: str) -> str:
+    """What a decision the viewer does not see is called: "Ambush!", "redraw"."""
+    return PRIVATE_WINDOWS.get(phase, phase)
+
+
+def _unseen_key(phase: str) -> str:
+    """The reply text of a decision not seen, with no play seen after it."""
+    return "a secret redraw decision" if phase == "redraw" else \
+        f"no {PRIVATE_WINDOWS[phase]} played"
+
+
+def _is_private_decline(s: Core, action: int, viewer: int | None = None) -> bool:
+    """Whether the viewer does not see ``action`` at ``s`` when it is taken:
+    a decline in a private window (R29), or, for the German viewer, the
+    Polish player's redraw decision (R5: secret until the German decides)."""
+    if s.phase in PRIVATE_WINDOWS:
+        return decode_action(action)[0] == "DECLINE"
+    return (s.phase == "redraw" and viewer is not None and s.current_player() == 0
+            and viewer == 1)
+
+
+def _card_words(s: Core, g: int, viewer: int) -> str:
+    """A card as the viewer names it: his own or one on the table by number
+    and name ("your PL04 Scouts" for his own named by the other side), a card
+    of the other side that the viewer cannot see by its name only (any copy
+    alike, R27: "Good Luck")."""
+    owner = g // CARDS_PER_SIDE
+    if owner != viewer and s.location(g)[0] in ("hand", "deck"):
+        return s.config.card_set.cards[g].type.name
+    return s.config.card_name(g)
+
+
+def says(s: Core, actor: int, action: int, viewer: int) -> str:
+    """``actor``'s ``action`` at ``s`` as part of a sentence: the viewer's
+    own as an order ("play PL18 Good Luck"), the other side's in the third
+    person ("plays Good Luck on your PL04 Scouts"; a private decline as what
+    the viewer sees, R29: "plays no Ambush!")."""
+    you = actor == viewer
+    name, arg = decode_action(action)
+    card = lambda g: _card_words(s, g, viewer)  # noqa: E731
+    your = lambda g: ("your " if g // CARDS_PER_SIDE == viewer and not you else "") + card(g)  # noqa: E731,E501
+    own = actor * CARDS_PER_SIDE + arg
+    pend = s.pending or {}
+
+    def verb(base: str, third: str | None = None) -> str:
+        return base if you else (third or base + "s")
+
+    if name == "PASS":
+        return verb("pass", "passes")
+    if name == "DECLINE":
+        if s.phase == "redraw":
+            return "keep your hand" if you else "keeps its hand"
+        if s.phase == "modifiers":
+            return verb("pass", "passes") + " priority"
+        if s.phase in PRIVATE_WINDOWS:
+            return f"decline {PRIVATE_WINDOWS[s.phase]}" if you else no_play(s.phase)
+        return verb("decline")
+    if name == "REDRAW":
+        return verb("redraw") + " the cards drawn this turn"
+    if name == "ZONE":
+        unit = pend.get("card")
+        what = "" if unit is None else " " + your(unit)
+        return f"{verb('move')}{what} to {ZONE_TITLES[ZONES[arg]]}"
+    if name == "NUMBER":
+        return f"{verb('hide')} {arg + 1} fragment{'s' if arg else ''} on Hidden Fragments"
+    if name == "PLACE":
+        return f"{verb('place')} {card(own)}"
+    if name == "PLAY":
+        text = f"{verb('play')} {card(own)}"
+        if s.phase == "ambush" and pend.get("defender") is not None:
+            text += f" on {your(pend['defender'])}"
+        elif s.phase == "nurses" and pend.get("defender") is not None:
+            text += f" to save {your(pend['defender'])}"
+        return text
+    if name == "MOVE":
+        return f"{verb('move')} {card(own)}"
+    if name == "ATTACK":
+        return f"{verb('attack')} with {card(own)}"
+    if name == "SEARCH":
+        return f"{verb('search', 'searches')} with {card(own)}"
+    if name == "STEAL":
+        if STEAL_KINDS[actor] == "spy":
+            return f"{verb('spy', 'spies')} with {card(own)}"
+        return f"{verb('use')} {card(own)}'s Sturmwind"
+    if name == "COMMAND":
+        return f"{verb('use')} {card(own)}'s Command"
+    if name == "VOLUNTEERS":
+        return f"{verb('use')} {card(own)}'s Volunteers"
+    if name == "ASSIST":
+        return f"{verb('give')} Assistance with {card(own)}"
+    if name == "ESCORT":
+        return f"{verb('escort')} with {card(own)}"
+    if name == "SELECT_OWN":
+        return f"{verb('refresh', 'refreshes')} {card(own)}"
+    if name == "SELECT_ENEMY":
+        return f"{verb('target')} {your((1 - actor) * CARDS_PER_SIDE + arg)}"
+    return s.action_string(actor, action)
+
+
+def _order(s: Core, action: int, player: int) -> str:
+    """The player's answer at ``s`` as an order, saying when it is played:
+    "play PL18 Good Luck", "search with PL01 Scouts as your next action"."""
+    text = says(s, player, action, player)
+    return text + " as your next action" if s.phase == "actions" else text
+
+
+def _canonical(s: Core, actor: int, action: int) -> tuple[str, str | None]:
+    """The text of ``action`` with a card played or placed from the hand
+    named by the lowest-numbered card identical to it (R27: same name and
+    text), so that DE16 Good Luck in one sampled world (or answer) and DE17
+    Good Luck in another are one reply (one answer); and the number of the
+    card it stands for (None: the same)."""
+    text = s.action_string(actor, action)
+    name, arg = decode_action(action)
+    if name not in ("PLACE", "PLAY"):
+        return text, None
+    g = actor * CARDS_PER_SIDE + arg
+    if s.location(g)[0] not in ("hand", "deck"):
+        return text, None
+    cs = s.config.card_set
+    key = cs.class_key(cs.cards[g], with_start=False)   # START only matters at setup
+    rep = min(h for h in range(actor * CARDS_PER_SIDE, (actor + 1) * CARDS_PER_SIDE)
+              if cs.class_key(cs.cards[h], with_start=False) == key)
+    if rep == g:
+        return text, None
+    return (text.replace(s.config.card_name(g), s.config.card_name(rep), 1),
+            cs.cards[g].number)
 
 
 def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
@@ -188,6 +390,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
             else:
                 row["loss"] = round(best_row["value"] - r["value"], 4)
                 row["loss_stderr"] = round(sqrt(best_row["stderr"] ** 2 + r["stderr"] ** 2), 4)
+        row["about_the_same"] = r["action"] != recommended and \
+            about_the_same(row["loss"], row["loss_stderr"])
         actions.append(row)
     actions.sort(key=lambda r: (r["id"] != recommended, -r["frequency"], r["id"]))
     value = result.get("value")
@@ -264,7 +468,8 @@ def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: 
     actions = [{"action": core.action_string(player, a), "id": a,
                 "frequency": 1.0 if a == best else 0.0, "visits": None,
                 "value": round(v, 6), "stderr": 0.0, "loss": round(top - v, 6),
-                "loss_stderr": 0.0} for a, v in by_action.items()]
+                "loss_stderr": 0.0, "about_the_same": a != best and top - v < 1e-9}
+               for a, v in by_action.items()]
     actions.sort(key=lambda r: (r["id"] != best, -r["value"], r["id"]))
     value = result["value"]
     out: dict[str, Any] = {
@@ -335,8 +540,15 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
         if solved is None:
             return [], "the exact solve of a reply ran out of budget"
         for reply in s.legal_actions():
-            entry = replies.setdefault(reply, {"p": 0.0, "phase": s.phase, "text":
-                                               s.action_string(opp, reply), "after": []})
+            private = _is_private_decline(s, reply, player)
+            if private and reply != solved[0]:
+                continue   # a decision you do not see: only his best one is followed
+            text = _unseen_key(s.phase) if private else s.action_string(opp, reply)
+            entry = replies.setdefault(text, {"p": 0.0, "phase": s.phase, "text": text,
+                                              "says": no_play(s.phase) if private else
+                                              says(s, opp, reply, player),
+                                              "unseen": [_unseen_label(s.phase)]
+                                              if private else None, "after": []})
             if reply == solved[0]:
                 entry["p"] += p
             follow(s.applied(reply), p, entry["after"], False, rolled)
@@ -352,6 +564,7 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
             if s.is_terminal():
                 v, then, at = (1.0 if s.returns()[player] > 0 else 0.0), \
                     "nothing: the game is over", "end"
+                then_says = "nothing: the game is over"
             else:
                 solved = best_of(s)
                 if solved is None:
@@ -359,25 +572,43 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
                 mine = s.current_player() == player
                 v = solved[1] if mine else 1.0 - solved[1]
                 then = (s.action_string(player, solved[0]) if mine
-                        else f"nothing yet: the {SIDES[opp]} decides again "
+                        else f"nothing yet: the {TITLES[opp]} decides again "
                              f"({s.action_string(opp, solved[0])})")
+                then_says = (_order(s, solved[0], player) if mine
+                             else f"nothing yet: the {TITLES[opp]} decides again and "
+                                  f"{says(s, opp, solved[0], player)}")
                 at = s.phase
-            g = groups.setdefault((then, at), {"q": 0.0, "v": 0.0, "faces": []})
+            # identical cards are one answer (R27): keyed by the lowest-numbered
+            same = _canonical(s, player, solved[0])[0] if not s.is_terminal() and \
+                s.current_player() == player else then
+            g = groups.setdefault((same, at), {"q": 0.0, "v": 0.0, "faces": [], "then": then,
+                                               "then_says": then_says, "texts": set()})
+            g["texts"].add(then)
             g["q"] += q
             g["v"] += q * v
             g["faces"].append(faces)
         ranked = sorted(groups.items(), key=lambda kv: -kv[1]["q"])
-        (then, at), top = ranked[0]
+        for _, g in ranked:
+            if len(g["texts"]) > 1:   # the card numbers of the identical cards
+                others = sorted(t.split()[0] for t in g["texts"] if t != g["then"])
+                g["then_says"] += f" (or {' or '.join(others)}: identical cards, R27)"
+        (_, at), top = ranked[0]
+        then = top["then"]
         row = {"if": f"{SIDES[opp]} {entry['text']}", "reply": entry["text"],
-               "phase": entry["phase"], "probability": round(entry["p"], 6),
-               "then": then, "at": at,
+               "phase": entry["phase"], "says": entry["says"],
+               "where": step_words(entry["phase"], "his"),
+               "probability": round(entry["p"], 6), "then": then,
+               "then_says": top["then_says"], "at": at,
                "value": round(sum(g["v"] for g in groups.values()) / total, 6),
                "stderr": 0.0}
+        if entry["unseen"]:
+            row["unseen"] = entry["unseen"]
         if len(ranked) > 1:
             row["outcomes"] = [{"when": _exact_when(g["faces"]), "probability":
-                                round(g["q"] / total, 6), "then": t, "at": a,
+                                round(g["q"] / total, 6), "then": g["then"],
+                                "then_says": g["then_says"], "at": a,
                                 "value": round(g["v"] / g["q"], 6), "stderr": 0.0}
-                               for (t, a), g in ranked]
+                               for (_, a), g in ranked]
             row["outcomes_covered"] = 1.0
         out.append(row)
     out.sort(key=lambda r: (-r["probability"], r["value"]))
@@ -475,7 +706,10 @@ class _Planner:
             return ("the die", outcome + 1)
         die, kind, mods = outcome + 1, q["kind"], q["modifiers"]
         dice = list(q["dice"]) + [die]
-        whose = "your" if q["actor"] == self.player else f"the {TITLES[q['actor']]}'s"
+        # the side acting is the owner of the acting card (an attack's
+        # attacker, a search's or steal's roller), named "your" for the player
+        actor = q["card"] // CARDS_PER_SIDE if q.get("card") is not None else q["actor"]
+        whose = lambda side: "your" if side == self.player else f"the {TITLES[side]}"  # noqa: E731
         sides = self.dice
         if kind == "attack":
             if len(dice) < 2:
@@ -485,20 +719,19 @@ class _Planner:
             margin = dice[0] + att - dice[1] - dfn
             low, high = 1 + att - sides - dfn, sides + att - 1 - dfn
             lo, hi = _band(margin - 1)
-            defender = "your" if q["actor"] != self.player else f"the {TITLES[1 - q['actor']]}'s"
-            label = f"{whose} attack total minus {defender} defence total"
+            label = f"{whose(actor)} attack total minus {whose(1 - actor)} defence total"
             return ("margin", label, None, max(low, lo + 1), min(high, hi + 1), low, high)
         if kind in ("search", "steal"):
             need = self._needed(q["card"], kind)
             total = dice[0] + mods[0]
             lo, hi = _band(total - need)
-            word = "search" if kind == "search" else "spy"
+            word = "search" if kind == "search" else \
+                ("spy" if STEAL_KINDS[actor] == "spy" else "Sturmwind")
             low, high = 1 + mods[0], sides + mods[0]
-            return ("margin", f"{whose} {word} total", need, max(low, need + lo),
+            return ("margin", f"{whose(actor)} {word} total", need, max(low, need + lo),
                     min(high, need + hi), low, high)
         roller = q["actor"] if len(q["dice"]) == 0 else 1 - q["actor"]
-        whose = "your" if roller == self.player else f"the {SIDES[roller]}'s"
-        return (f"{whose} {kind.replace('_', ' ')} roll", die)
+        return (f"{whose(roller)} {kind.replace('_', ' ')} roll", die)
 
     def _bullets(self, g: int) -> int:
         return self.cards[g].type.bullets
@@ -552,9 +785,12 @@ class _Planner:
             s.apply(self._own_choice(s))
         return "end", s, tuple(events)
 
-    def _to_answer(self, s: Core, engine: Any, events: list, u: float | None = None) -> Core:
+    def _to_answer(self, s: Core, engine: Any, events: list, u: float | None = None,
+                   seen: list | None = None) -> Core:
         """From after a reply to the player's next decision (or the end); the
-        first chance event there drawn by ``u`` (systematic sampling), if given."""
+        first chance event there drawn by ``u`` (systematic sampling), if given.
+        ``seen``: gets the opponent's first play on the way that the player
+        sees (not a private decline, R29), as :meth:`_reply_key` gives it."""
         for _ in range(_MAX_STEPS):
             if s.is_terminal():
                 return s
@@ -566,10 +802,21 @@ class _Planner:
                 return s
             node = engine.node_stats(s) if engine is not None else None
             if node is not None and node["visits"] >= 20:
-                s.apply(_likeliest(node["actions"])["action"])
+                a = _likeliest(node["actions"])["action"]
             else:
-                s.apply(self.heuristic[self.opp].analyse(s)["action"])
+                a = self.heuristic[self.opp].analyse(s)["action"]
+            if seen is not None and not seen and not _is_private_decline(s, a, self.player):
+                seen.append(self._reply_key(s, a))
+            s.apply(a)
         return s
+
+    def _reply_key(self, s: Core, reply: int) -> tuple[tuple[str, str], dict[str, Any]]:
+        """A reply of the opponent at ``s`` as the player tells replies apart:
+        (step, text) with identical hidden cards as one (R27), and its words."""
+        text, stands_for = _canonical(s, self.opp, reply)
+        info = {"says": says(s, self.opp, reply, self.player),
+                "same_as": {stands_for} if stands_for else set(), "unseen": set()}
+        return (s.phase, text), info
 
     # ---- the opponent model -----------------------------------------------------
     def _replies(self, s: Core, iters: int) -> tuple[dict[int, float], Any]:
@@ -605,15 +852,25 @@ class _Planner:
         step = len(reached) / k
         picked = [reached[int(i * step)] for i in range(k)]
         opp_iters = max(MIN_ITERATIONS, int(OPPONENT_SHARE * budget / k))
-        # (phase, reply text) -> events -> [(weight, position after the reply)]
+        # (phase, reply text) -> events -> [(weight, position after the reply)];
+        # a reply is what the player sees: identical hidden cards are one
+        # reply (R27), and a private decline (R29) is not seen: the worlds
+        # where he declines are keyed by his next play the player sees (or,
+        # with none before the player's decision, by "no Ambush! played")
         classes: dict[tuple, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
+        meta: dict[tuple, dict[str, Any]] = {}
         for _, s, events in picked:
             events = events[:1]   # the classes: the first roll before his reply, ...
             policy, engine = self._replies(s, opp_iters)
             for reply, p in policy.items():
                 if p * p_reach < MIN_REPLY / 4:
                     continue
-                key = (s.phase, s.action_string(self.opp, reply))
+                private = _is_private_decline(s, reply, self.player)
+                key, info = self._reply_key(s, reply)
+                if private:
+                    key = (s.phase, _unseen_key(s.phase))
+                    info["says"] = no_play(s.phase)
+                    info["unseen"] = {s.phase}
                 # chance after the reply (the dice of an attack he starts or
                 # lets happen): AFTER_WALKS walks, the first outcome stratified
                 shift = self.rng.random()
@@ -621,12 +878,18 @@ class _Planner:
                     t = s.copy()
                     t.apply(reply)
                     ev = list(events)
-                    d = self._to_answer(t, engine, ev, (j + shift) / AFTER_WALKS)
+                    seen: list | None = [] if private else None
+                    d = self._to_answer(t, engine, ev, (j + shift) / AFTER_WALKS, seen)
                     ev = ev[:len(events) + 1]   # ... and the first after it
+                    k2, info2 = key, info
+                    if seen:
+                        k2, info2 = seen[0]
+                        info2["unseen"] = {s.phase}
+                    _note(meta, k2, info2)
                     if j == 0 and len(ev) == len(events):   # no chance event on the way
-                        classes[key][tuple(ev)].append((p * p_reach / k, d))
+                        classes[k2][tuple(ev)].append((p * p_reach / k, d))
                         break
-                    classes[key][tuple(ev)].append((p * p_reach / k / AFTER_WALKS, d))
+                    classes[k2][tuple(ev)].append((p * p_reach / k / AFTER_WALKS, d))
         weight = lambda cls: sum(w for c in cls.values() for w, _ in c)  # noqa: E731
         ranked = sorted(classes.items(), key=lambda kv: -weight(kv[1]))
         kept = [(key, cls) for key, cls in ranked if weight(cls) >= MIN_REPLY][:MAX_REPLIES]
@@ -653,7 +916,8 @@ class _Planner:
         out = []
         for i, (key, cls) in enumerate(ranked):
             out.append(self._response(key, cls, weight(cls),
-                                      {ev: answers[(i, ev)] for ev in cls}, positions))
+                                      {ev: answers[(i, ev)] for ev in cls}, positions,
+                                      meta[key]))
         return out, None
 
     def _answer(self, d: Core, iters: int, first: dict[str, Any] | None = None
@@ -665,11 +929,13 @@ class _Planner:
         if d.is_terminal():
             won = d.returns()[self.player] > 0
             return {"then": f"nothing: the game is over, you {'win' if won else 'lose'}",
+                    "then_says": f"nothing: the game is over and you {'win' if won else 'lose'}",
                     "value": 1.0 if won else 0.0, "stderr": 0.0, "iterations": 0,
                     "at": "end"}
         legal = d.legal_actions()
         if len(legal) == 1:
-            return {"then": d.action_string(self.player, legal[0]), "value": None,
+            return {"then": d.action_string(self.player, legal[0]),
+                    "then_says": _order(d, legal[0], self.player), "value": None,
                     "stderr": None, "iterations": 0, "at": d.phase}
         node = None if first is not None else self.bot.search_engine.node_stats(d)
         pooled: dict[int, list[float]] = {} if first is None else \
@@ -693,16 +959,18 @@ class _Planner:
         action, (n, wins) = order[0]
         value = wins / n if n else 0.0
         return {"then": d.action_string(self.player, action), "id": action,
-                "value": value,
+                "then_says": _order(d, action, self.player), "value": value,
+                "card": _canonical(d, self.player, action),
                 "stderr": sqrt(value * (1 - value) / n) if n > 1 else 1.0,
                 "iterations": done, "at": d.phase, "_pooled": pooled,
                 "_close": order[1][1][0] / n if len(order) > 1 and n else 0.0}
 
     def _response(self, key: tuple, cls: dict[tuple, list], total: float,
-                  answers: dict[tuple, tuple], positions: list | None) -> dict[str, Any]:
+                  answers: dict[tuple, tuple], positions: list | None,
+                  info: dict[str, Any]) -> dict[str, Any]:
         """One reply (``total`` its probability) with the answer to each of
         its chance classes ``cls`` (events -> [(weight, position)]),
-        ``answers[events]`` = (position, answer)."""
+        ``answers[events]`` = (position, answer); ``info`` its words."""
         phase, text = key
         ranked = sorted(cls.items(), key=lambda kv: -sum(w for w, _ in kv[1]))
         answered = []
@@ -715,24 +983,38 @@ class _Planner:
                                   "events": events, "position": d,
                                   "iterations": ans["iterations"]})
         # merge the classes with the same answer
+        # (the same answer with identical cards, R27: PL18 Good Luck where
+        # PL19 Good Luck was played first, is one answer)
         merged: dict[str, list] = defaultdict(list)
         for events, weight, ans in answered:
-            merged[ans["then"]].append((events, weight, ans))
+            merged[ans.get("card", (ans["then"], None))[0]].append((events, weight, ans))
         shown = total or 1.0   # outcome probabilities are shares of the whole reply
         outcomes = []
         for then, group in merged.items():
             w = sum(wt for _, wt, _ in group)
+            first = max(group, key=lambda x: x[1])[2]
+            then_says = first["then_says"]
+            texts = {a["then"] for _, _, a in group}
+            if len(texts) > 1:   # the card numbers of the identical cards
+                others = sorted(t.split()[0] for t in texts if t != first["then"])
+                then_says += f" (or {' or '.join(others)}: identical cards, R27)"
             outcomes.append({"when": _describe_events([e for e, _, _ in group], self.dice),
-                             "probability": round(w / shown, 4), "then": then,
-                             "at": group[0][2]["at"], **_combine(group)})
+                             "probability": round(w / shown, 4), "then": first["then"],
+                             "then_says": then_says, "at": first["at"], **_combine(group)})
         outcomes.sort(key=lambda o: -o["probability"])
         head = outcomes[0]
         value = _combine(answered)
         r: dict[str, Any] = {
             "if": f"{SIDES[self.opp]} {text}", "reply": text, "phase": phase,
-            "probability": round(total, 4), "then": head["then"], "at": head["at"],
+            "says": _reply_says(info), "where": step_words(phase, "his"),
+            "probability": round(total, 4),
+            "then": head["then"], "then_says": head["then_says"], "at": head["at"],
             "value": value["value"], "stderr": value["stderr"],
         }
+        if info["same_as"]:
+            r["same_as"] = sorted(info["same_as"])
+        if info["unseen"]:
+            r["unseen"] = [_unseen_label(w) for w in sorted(info["unseen"])]
         if any(events for events, _, _ in answered):
             r["outcomes"] = outcomes
             r["outcomes_covered"] = round(sum(o["probability"] for o in outcomes), 4)
@@ -763,6 +1045,28 @@ class _Planner:
         del s
         return (f"the {opp} cannot act before your next decision in any of {len(walks)} "
                 f"sampled worlds: " + "; ".join(why))
+
+
+def _note(meta: dict[tuple, dict[str, Any]], key: tuple, info: dict[str, Any]) -> None:
+    """Gathers the words of one reply seen in several worlds: the identical
+    cards it stood for (R27) and the private windows declined before it (R29)."""
+    have = meta.get(key)
+    if have is None:
+        meta[key] = {"says": info["says"], "same_as": set(info["same_as"]),
+                     "unseen": set(info["unseen"])}
+    else:
+        have["same_as"] |= info["same_as"]
+        have["unseen"] |= info["unseen"]
+
+
+def _reply_says(info: dict[str, Any]) -> str:
+    """A reply as the player sees it, for "If the German ...": "plays Good
+    Luck", or, where he may have declined a private window first (R29),
+    "plays no Ambush!, then passes priority"."""
+    before = [no_play(w) for w in sorted(info["unseen"]) if no_play(w) != info["says"]]
+    if not before:
+        return info["says"]
+    return ", ".join(before) + ", then " + info["says"]
 
 
 def _combine(group: list) -> dict[str, Any]:
@@ -825,25 +1129,23 @@ def _span(lo: int, hi: int, low: int, high: int) -> str:
 
 def _margin_words(label: str, need: int | None, values: set[int], low: int,
                   high: int) -> str:
-    """A roll's class (its totals or margins ``values``) in words."""
-    v = sorted(values)
+    """A roll's class (its totals or margins ``values``) in words, split
+    where the roll turns from failing to succeeding as rolled, so that no
+    span mixes the two: "is -1 to 0 (fails as rolled) or 1-2 (succeeds as
+    rolled)"."""
+    threshold = 1 if need is None else need
     runs: list[list[int]] = []
-    for x in v:
-        if runs and x == runs[-1][-1] + 1:
+    for x in sorted(values):
+        if runs and x == runs[-1][-1] + 1 and (x >= threshold) == (runs[-1][-1] >= threshold):
             runs[-1].append(x)
         else:
             runs.append([x])
-    words = " or ".join(_span(r[0], r[-1], low, high) for r in runs)
-    threshold = 1 if need is None else need
-    if v[0] >= threshold:
-        verdict = "succeeds as rolled"
-    elif v[-1] < threshold:
-        verdict = "fails as rolled"
-    else:
-        verdict = None
-    extra = f"needs {need}" if need is not None else None
-    note = "; ".join(x for x in (extra, verdict) if x)
-    return f"{label} is {words}" + (f" ({note})" if note else "")
+    parts = []
+    for i, r in enumerate(runs):
+        verdict = "succeeds as rolled" if r[0] >= threshold else "fails as rolled"
+        note = f"needs {need}; {verdict}" if need is not None and i == 0 else verdict
+        parts.append(f"{_span(r[0], r[-1], low, high)} ({note})")
+    return f"{label} is " + " or ".join(parts)
 
 
 def _class_sets(events: tuple) -> dict[str, tuple]:
@@ -904,41 +1206,66 @@ def _describe_events(classes: list[tuple], sides: int) -> str:
     return "if " + "; or if ".join(texts)
 
 
-def _percent(x: float) -> str:
-    return f"{100 * x:.0f}%"
+def _recommended_line(a: dict[str, Any]) -> str:
+    """"Recommended: X", and the actions about as good (within the noise)."""
+    same = [r["action"] for r in a["actions"] if r.get("about_the_same")]
+    if not same:
+        return f"Recommended: {a['recommended']}"
+    others = ", ".join(same[:-1]) + (" and " if len(same) > 1 else "") + same[-1]
+    verb = "is" if len(same) == 1 else "are"
+    return (f"Recommended: {a['recommended']}, but {others} {verb} about the same "
+            f"(the difference is within the search's noise)")
+
+
+def _cost_words(r: dict[str, Any], recommended: int) -> str:
+    if r["loss"] is None:
+        return ""
+    if r["id"] == recommended:
+        return "recommended"
+    cost = win_text(max(r["loss"], 0.0), r["loss_stderr"])
+    if r.get("about_the_same", about_the_same(r["loss"], r["loss_stderr"])):
+        return f"about the same ({cost} less)"
+    return f"costs {cost} of win chance"
+
+
+def _win_summary(a: dict[str, Any]) -> str:
+    """Each side's win chance as the table writes it ("59% ± 1%"), the
+    player's own with its 95% interval."""
+    me = a["to_move"]
+    best = next((r for r in a["actions"] if r["id"] == a["recommended_id"]), None)
+    se = None if best is None else best.get("stderr")
+    parts = []
+    for side in [me] + [x for x in SIDES if x != me]:
+        title = TITLES[SIDES.index(side)]
+        text = f"{title}{' (you)' if side == me else ''} {win_text(a['value'][side], se)}"
+        lo, hi = a["value_ci95"][side]
+        if side == me and hi > lo:
+            text += f" (95% interval {percent(lo)} to {percent(hi)})"
+        parts.append(text)
+    return "Win chance with the recommended action: " + "; ".join(parts) + "."
 
 
 def format_advice(a: dict[str, Any]) -> str:
-    """The advice for people."""
+    """The advice for people, in a player's words: every win chance as
+    "59% ± 1%", the search's frequency labelled as one, the replies as
+    sentences."""
     me = a["to_move"]
     opp = TITLES[1 - SIDES.index(me)]
-    lines = [f"{me.capitalize()} to move ({a['phase']}).",
-             f"Recommended: {a['recommended']}", ""]
+    lines = [f"{TITLES[SIDES.index(me)]} to move ({decision_words(a['phase'])}).",
+             _recommended_line(a) + ".", ""]
     if a.get("exact"):
         lines[-1:] = ["Exact: the position is solved (both hands known, only dice left); "
-                      "every value is an exact win probability.", ""]
-    lines.append(f"{'action':36s} {'freq':>5s} {'visits':>7s} {'win':>11s}  cost")
+                      "every value is an exact win chance.", ""]
+    lines.append(f"{'action':36s} {'you win':>9s}  {'search chose':>12s}  cost")
     for r in a["actions"]:
-        value = "-" if r["value"] is None else \
-            f"{_percent(r['value']):>4s} ± {_percent(r['stderr']):>3s}"
-        visits = "-" if r["visits"] is None else str(r["visits"])
-        if r["loss"] is None:
-            cost = ""
-        elif r["id"] == a["recommended_id"]:
-            cost = "recommended"
-        elif r["loss"] <= 2 * r["loss_stderr"] and r["loss"] < 0.01 + r["loss_stderr"]:
-            cost = f"about the same (costs {_percent(max(r['loss'], 0))} ± " \
-                   f"{_percent(r['loss_stderr'])})"
-        else:
-            cost = f"costs {_percent(r['loss'])} win chance (± {_percent(r['loss_stderr'])})"
-        lines.append(f"{r['action'][:36]:36s} {r['frequency']:5.2f} {visits:>7s} {value:>11s}"
-                     f"  {cost}")
+        value = "-" if r["value"] is None else win_text(r["value"], r["stderr"])
+        lines.append(f"{r['action'][:36]:36s} {value:>9s}  {percent(r['frequency']):>12s}  "
+                     f"{_cost_words(r, a['recommended_id'])}")
+    lines.append("(search chose: how often the search chose the action, a frequency, "
+                 "not a win chance.)")
     if a["value"]:
         lines.append("")
-        for side in SIDES:
-            lo, hi = a["value_ci95"][side]
-            lines.append(f"Win probability {side}: {a['value'][side]:.3f} "
-                         f"(95% interval {lo:.3f}-{hi:.3f})")
+        lines.append(_win_summary(a))
     planned = [r for r in a["actions"] if "responses" in r]
     for r in planned:
         lines.append("")
@@ -950,10 +1277,10 @@ def format_advice(a: dict[str, Any]) -> str:
             lines.extend(_response_lines(x, opp))
     if a.get("opponent_model") and planned:
         lines.append("")
-        lines.append(f"(The {opp}'s replies and their chances come from {a['opponent_model']}.)")
+        lines.append(f"(How likely each {opp} reply is comes from {a['opponent_model']}.)")
     elif a.get("responses_note") and not planned:
         lines.append("")
-        lines.append(f"Responses: {a['responses_note']}.")
+        lines.append(f"Replies: {a['responses_note']}.")
     st = a["stats"]
     if a.get("exact"):
         lines.append("")
@@ -965,27 +1292,33 @@ def format_advice(a: dict[str, Any]) -> str:
                      f"{st['seconds']:.2f} s, {st['nodes']} nodes "
                      f"({st['memory_bytes'] / 2**20:.1f} MiB); bot {st['spec']}")
         if "responses_seconds" in st:
-            lines.append(f"Responses: {st['responses_iterations']} iterations, "
+            lines.append(f"Replies and answers: {st['responses_iterations']} iterations, "
                          f"{st['responses_seconds']:.2f} s")
     return "\n".join(lines)
 
 
-def _win(x: dict[str, Any]) -> str:
-    if x["value"] is None:
-        return "forced"
-    return f"win {_percent(x['value'])} ± {_percent(x['stderr'])}"
+def _answer_words(x: dict[str, Any]) -> str:
+    """The player's answer in a sentence: "play PL18 Good Luck (you win 59% ± 2%)"."""
+    then = x.get("then_says") or x["then"]
+    if x["at"] == "end":
+        return then
+    chance = "forced" if x["value"] is None else f"you win {win_text(x['value'], x['stderr'])}"
+    return f"{then} ({chance})"
 
 
 def _response_lines(x: dict[str, Any], opp: str) -> list[str]:
-    head = f"  - if the {opp}: {x['reply']} ({x['phase']}, {_percent(x['probability'])} likely)"
+    head = (f"  - If the {opp} {x.get('says') or x['reply']} "
+            f"({x.get('where') or step_words(x['phase'], 'his')}, "
+            f"{percent(x['probability'])} likely)")
     outcomes = x.get("outcomes")
     if not outcomes:
-        return [f"{head}: answer {x['then']} ({_win(x)})"]
+        return [f"{head}, your answer: {_answer_words(x)}."]
     lines = [f"{head}:"]
     for o in outcomes:
-        lines.append(f"      {o['when']} ({_percent(o['probability'])} of it): {o['then']} "
-                     f"({_win(o)})")
+        lines.append(f"      {o['when'][:1].upper()}{o['when'][1:]} "
+                     f"({percent(o['probability'])} of these cases), your answer: "
+                     f"{_answer_words(o)}.")
     if x["outcomes_covered"] < 0.995:
-        lines.append(f"      other outcomes ({_percent(1 - x['outcomes_covered'])}): "
+        lines.append(f"      other outcomes ({percent(1 - x['outcomes_covered'])}): "
                      f"not analysed")
     return lines

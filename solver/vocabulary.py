@@ -21,7 +21,8 @@ from solver.cards import SIDE_NAMES
 __all__ = ["SIDES", "SIDE_TITLES", "ZONES", "ZONE_TITLES", "ZONE_PLACES", "HOMES",
            "TABLE_ORDER", "SEARCH_ZONE", "PHASES", "DECISION_STEPS", "CHANCE_STEPS", "STEPS",
            "ACTOR_STEPS", "DICE_STEPS", "PENDING_KINDS", "STEAL_KINDS", "ABILITY_KINDS",
-           "STEP_KINDS", "WINDOW_PHASES", "LOCATIONS", "FRAGMENT_KEYS", "FRAGMENT_TITLES",
+           "STEP_KINDS", "WINDOW_PHASES", "PRIVATE_WINDOWS", "LOCATIONS", "FRAGMENT_KEYS",
+           "FRAGMENT_TITLES",
            "side_index", "format_kinds", "as_json"]
 
 SIDES: tuple[str, ...] = tuple(SIDE_NAMES)
@@ -93,6 +94,13 @@ WINDOW_PHASES: tuple[str, ...] = ("escort", "ambush", "witnesses", "nurses", "mo
 Where the bot decides in one, its deciding at all would tell what it holds
 (R29): it thinks there without a word."""
 assert set(WINDOW_PHASES) <= set(PHASES), "a window that is not an engine phase"
+PRIVATE_WINDOWS: dict[str, str] = {"escort": "Escort", "ambush": "Ambush!",
+                                   "witnesses": "Witnesses", "nurses": "Nurses",
+                                   "motorcycle": "Motorcycle"}
+"""The windows whose decline is private (R29), and the card or ability each
+offers: the opponent sees only what is played ("no Ambush! played"), never
+the decline (a pass of priority in the modifier window is public)."""
+assert set(PRIVATE_WINDOWS) <= set(WINDOW_PHASES), "a private window that is not a window"
 
 LOCATIONS: tuple[str, ...] = tuple(LOC_NAMES)
 """Where a card can be (``Core.location``)."""

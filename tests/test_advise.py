@@ -43,7 +43,8 @@ def test_advise_json_on_examples(path):
 def test_advise_human_output():
     r = run("advise", str(EXAMPLES[0]), "--iterations", "2000")
     assert r.returncode == 0, r.stderr
-    assert "Recommended:" in r.stdout and "Win probability polish" in r.stdout
+    assert "Recommended:" in r.stdout and "Win chance with the recommended action: German (you)" \
+        in r.stdout
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -273,8 +274,9 @@ def test_rolls_classed_by_the_number_needed():
     search = lambda lo, hi: ("margin", "your search total", 4, lo, hi, 1, 6)  # noqa: E731
     assert _describe_events([(search(6, 6),)], 6) == \
         "if your search total is 6 (needs 4; succeeds as rolled)"
+    # a class of rolls that fail and rolls that succeed is split where the verdict turns
     assert _describe_events([(search(4, 5),), (search(2, 3),)], 6) == \
-        "if your search total is 2-5 (needs 4)"
+        "if your search total is 2-3 (needs 4; fails as rolled) or 4-5 (succeeds as rolled)"
     assert _describe_events([(search(1, 1),)], 6) == \
         "if your search total is 1 (needs 4; fails as rolled)"
     assert _describe_events([(search(1, 3),)], 6) == \
@@ -503,3 +505,286 @@ def test_every_spec_option_reaches_the_advising_bot(spec):
                      iterations=200, responses=False, seed=1)
     assert [a["visits"] for a in out["actions"]] != [a["visits"] for a in default["actions"]] \
         or out["value"] != default["value"]
+
+
+# ---- issue 30: the advice in a player's words -------------------------------------------
+# Each wording fix, on a real position, through `wildhorn-solve advise` as a user runs it
+# (tests/test_board.py checks the board's payload, tests/test_board_browser.py its text).
+
+import re
+
+from solver.state_io import to_json
+from solver.vocabulary import PRIVATE_WINDOWS
+
+ESCORT_EXAMPLE = Path(__file__).parent.parent / "examples" / "german-escort.json"
+THREADS1 = "ismcts:threads=1"
+
+
+def twin_good_luck_position():
+    """Turn 3: the Polish player may search with PL01 Scouts holding PL18 and
+    PL19 Good Luck (identical, R27) against the German's two Bad Luck cards
+    (and five unseen German cards in his deck): after the German's Bad Luck
+    the answer is a Good Luck, PL18 where it is still in hand, PL19 where
+    PL18 was played first inside the search."""
+    cs = load_card_set()
+    places = {c.number: "gone" for c in cs.cards}
+    places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand", "PL19": "hand",
+                   "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"})
+    for number in ("PL15", "PL04", "PL05", "PL06", "PL09", "DE04", "DE05", "DE06", "DE07",
+                   "DE08"):
+        places[number] = "deck"
+    return Core.build(CoreConfig(cs), places=places,
+                      fragments={"periphery": 2, "forest": 2, "base": 2},
+                      rockets=[1, 2, 3], turn=3)
+
+
+def german_attack_position():
+    """The German DE02 Soldiers attack the Polish PL01 Scouts; the Polish
+    player decides whether PL02 Partisans escort: the dice that follow are
+    the German's attack against the Polish defence."""
+    cs = load_card_set()
+    places = {c.number: "gone" for c in cs.cards}
+    places.update({"PL01": "periphery", "PL02": "periphery", "PL18": "hand", "PL03": "forest",
+                   "DE02": "periphery", "DE03": "base", "DE18": "hand", "DE16": "hand",
+                   "DE01": "base", "PL15": "deck", "PL04": "deck", "PL05": "deck",
+                   "PL06": "deck", "PL09": "deck", "DE04": "deck", "DE05": "deck",
+                   "DE06": "deck", "DE07": "deck", "DE08": "deck"})
+    s = Core.build(CoreConfig(cs), places=places,
+                   fragments={"periphery": 2, "forest": 2, "base": 2},
+                   rockets=[1, 2, 3], turn=3, actor=1).copy()
+    s.apply(next(a for a in s.legal_actions() if s.action_string(1, a) == "DE02 Soldiers: attack"))
+    s.apply(next(a for a in s.legal_actions() if s.action_string(1, a) == "PL01 Scouts: target"))
+    assert s.phase == "escort" and s.current_player() == 0
+    return s
+
+
+def state_file(tmp_path, core, name):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(to_json(core, core.current_player())))
+    return path
+
+
+def advise_cli(path, *args):
+    """`advise PATH ARGS` twice as a user runs it: (the JSON answer, the text)."""
+    flags = ["--bot", THREADS1, *args]
+    r = run("advise", str(path), "--json", *flags)
+    assert r.returncode == 0, r.stderr
+    t = run("advise", str(path), *flags)
+    assert t.returncode == 0, t.stderr
+    return json.loads(r.stdout), t.stdout
+
+
+def replies_of(out):
+    return [x for a in out["actions"] for x in a.get("responses", [])]
+
+
+MARGIN = re.compile(r"(?P<label>(?:your|the Polish|the German) (?:attack total minus (?:your|the "
+                    r"Polish|the German) defence total|search total|spy total|Sturmwind total)) "
+                    r"is (?P<spans>.*?)(?=$| and (?:your|the)|; or if )")
+SPAN = re.compile(r"(-?\d+)(?:-(\d+)| to (-?\d+)| or (more|less))? \((?:needs (\d+); )?"
+                  r"(fails|succeeds) as rolled\)")
+
+
+def mixed_classes(when: str) -> list[str]:
+    """The spans of a class's words that are not one verdict each: a span
+    without its own "(fails|succeeds as rolled)", or one whose rolls fail and
+    succeed (e.g. "-1 to 2" of an attack, which succeeds at 1)."""
+    bad = []
+    for m in MARGIN.finditer(when):
+        spans = m.group("spans").split(" or ")
+        # "-2 or less" / "3 or more" were split on " or ": glue them back
+        glued: list[str] = []
+        for part in spans:
+            if part.startswith(("less", "more")) and glued:
+                glued[-1] += " or " + part
+            else:
+                glued.append(part)
+        need = None
+        found = list(SPAN.finditer(m.group("spans")))
+        if len(found) != len(glued):
+            bad.append(m.group(0))
+            continue
+        for f in found:
+            need = int(f.group(5)) if f.group(5) else need
+            threshold = need if "attack" not in m.group("label") else 1
+            lo = int(f.group(1))
+            hi = int(f.group(2) or f.group(3) or lo)
+            if f.group(4) == "more":
+                hi = 99
+            elif f.group(4) == "less":
+                lo, hi = -99, lo
+            ok = f.group(6) == "succeeds"
+            if threshold is None or (ok and lo < threshold) or (not ok and hi >= threshold):
+                bad.append(f.group(0))
+    return bad
+
+
+def when_of(line: str) -> str:
+    """The class of an outcome line of the text ("If your search total is ...
+    (21% of these cases), your answer: ..."): its words up to its share."""
+    return re.split(r" \(\d+% of these cases\)", line.strip())[0]
+
+
+def test_mixed_classes_checker():
+    """The checker of the tests below finds the old mixed words."""
+    assert mixed_classes("if the Polish attack total minus your defence total is -1 to 2")
+    assert mixed_classes("if your search total is 2-5 (needs 4)")
+    assert mixed_classes("if the Polish attack total minus your defence total is -2 or less or "
+                         "3 or more")
+    assert not mixed_classes("if the Polish attack total minus your defence total is -1 to 0 "
+                             "(fails as rolled) or 1-2 (succeeds as rolled)")
+    assert not mixed_classes("if your search total is 2-3 (needs 4; fails as rolled) or 4 or "
+                             "more (succeeds as rolled)")
+
+
+def test_cli_identical_cards_are_one_answer(tmp_path):
+    """R27: after the German's Bad Luck the Polish answer is "a Good Luck":
+    PL18 where it is still in hand, PL19 where PL18 was played first inside
+    the search. One answer (the old advice listed "PL18 Good Luck: play" and
+    "PL19 Good Luck: play" as two)."""
+    path = state_file(tmp_path, twin_good_luck_position(), "twins")
+    out, text = advise_cli(path, "--iterations", "20000", "--seed", "1")
+    good_luck_answers = 0
+    for r in replies_of(out):
+        answers = [o["then"] for o in r.get("outcomes", [])] or [r["then"]]
+        luck = [t for t in answers if "Good Luck" in t]
+        assert len(luck) <= 1, (r["if"], answers)
+        good_luck_answers += len(luck)
+    assert good_luck_answers >= 1
+    block = text.split("If the German plays Bad Luck")[1].split("  - ")[0]
+    assert sum("Good Luck" in line for line in block.splitlines()) == 1, block
+    assert "PL19 Good Luck: play" not in text.split("If you play")[1]
+
+
+def test_cli_private_decline_is_what_the_player_sees(tmp_path):
+    """R29: the Polish decline of Ambush! is private; the German sees "no
+    Ambush! played" and what the Polish does next, never a reply "decline"."""
+    out, text = advise_cli(ESCORT_EXAMPLE, "--iterations", "4000", "--seed", "1")
+    replies = replies_of(out)
+    assert replies
+    for r in replies:
+        assert not (r["phase"] in PRIVATE_WINDOWS and r["reply"] == "decline"), r
+    unseen = [r for r in replies if r.get("unseen")]
+    assert unseen and all(r["unseen"] == ["Ambush!"] for r in unseen)
+    assert all(r["says"].startswith("plays no Ambush!") for r in unseen)
+    assert "If the Polish plays no Ambush!" in text
+    assert "decline (ambush" not in text and "If the Polish decline" not in text
+
+
+def test_cli_side_names_in_dice_classes(tmp_path):
+    """A German attack, the Polish player advised: every dice class names the
+    German as the attacker and the Polish player's defence as "your", with the
+    sides' proper names (not "the German's")."""
+    path = state_file(tmp_path, german_attack_position(), "german-attack")
+    out, text = advise_cli(path, "--iterations", "3000", "--seed", "1")
+    whens = [o["when"] for r in replies_of(out) for o in r.get("outcomes", [])]
+    attack = [w for w in whens if "attack total" in w]
+    assert attack
+    for w in attack:
+        assert "the German attack total minus your defence total" in w, w
+        assert "your attack total" not in w and "'s" not in w, w
+    assert "If the German attack total minus your defence total is" in text
+    assert "German's" not in text and "Polish's" not in text
+
+
+def test_side_names_of_a_sturmwind_roll():
+    """The German's steal is his Sturmwind, not a spy: the class of its roll,
+    seen by the Polish player, says so (the engine's pending roll)."""
+    from apps.advise import _Planner
+    from solver.state_io import load as load_state
+    state = load_state(Path(__file__).parent.parent / "docs" / "examples" /
+                       "sturmwind-modifiers.json", seed=0)
+    core = state.core
+    planner = _Planner(None, core, 0, 1, 100, "heuristic")
+    data = json.loads((Path(__file__).parent.parent / "docs" / "examples" /
+                       "sturmwind-modifiers.json").read_text())
+    data["pending"]["dice"] = []
+    data["step"] = "roll"
+    data["to_move"] = None
+    rolling = from_json(data, seed=0).core
+    assert rolling.is_chance() and rolling.pending["kind"] == "steal"
+    ev = planner._chance_event(rolling, 3)
+    assert ev[0] == "margin" and ev[1] == "the German Sturmwind total", ev
+    mine = _Planner(None, core, 1, 1, 100, "heuristic")._chance_event(rolling, 3)
+    assert mine[1] == "your Sturmwind total", mine
+
+
+def test_cli_dice_classes_never_mix_failing_and_succeeding_rolls(tmp_path):
+    """No class of dice holds rolls that fail and rolls that succeed as
+    rolled under one description ("-1 to 2", "2-5 (needs 4)"): every span
+    carries its own verdict."""
+    out, text = advise_cli(ESCORT_EXAMPLE, "--iterations", "4000", "--seed", "1")
+    path = state_file(tmp_path, twin_good_luck_position(), "twins")
+    out2, text2 = advise_cli(path, "--iterations", "20000", "--seed", "1")
+    whens = [o["when"] for a in (out, out2) for r in replies_of(a) for o in r.get("outcomes", [])]
+    assert any("total" in w for w in whens)
+    for w in whens:
+        assert not mixed_classes(w), w
+    lines = [when_of(line) for line in (text + text2).splitlines() if "total" in line]
+    assert lines
+    for line in lines:
+        assert not mixed_classes(line), line
+
+
+def test_cli_one_probability_format():
+    """Every win chance reads "59% ± 1%", the summary as the table (not
+    "Win probability polish: 0.413 (95% interval ...)")."""
+    out, text = advise_cli(ESCORT_EXAMPLE, "--iterations", "4000", "--seed", "1")
+    assert "Win probability" not in text and not re.search(r"\b0\.\d{3}\b", text)
+    best = out["actions"][0]
+    me = round(100 * out["value"]["german"])
+    assert f"German (you) {me}% ± {round(100 * best['stderr'])}%" in text
+    for m in re.finditer(r"\(you win ([^)\n]*)\)", text):
+        assert re.fullmatch(r"\d+(\.\d)?% ± \d+(\.\d)?%|\d+%", m.group(1)), m.group(0)
+    assert "search chose" in text and "a frequency, not a win chance" in text
+
+
+def test_cli_about_the_same():
+    """german-escort: declining and escorting are within the search's noise
+    (0.02 ± 0.02): the advice says they are about the same, not a firm
+    "Recommended: decline"."""
+    out, text = advise_cli(ESCORT_EXAMPLE, "--iterations", "4000", "--seed", "1")
+    rows = {r["action"]: r for r in out["actions"]}
+    escort = rows["DE02 Soldiers: escort"]
+    assert escort["about_the_same"] and escort["loss"] <= 2 * escort["loss_stderr"]
+    assert rows[out["recommended"]]["about_the_same"] is False
+    assert f"Recommended: {out['recommended']}, but DE02 Soldiers: escort is about the same" \
+        in text
+    assert "about the same (" in text
+
+
+DOC_EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
+
+
+def test_cli_identical_hidden_cards_are_one_reply():
+    """R27 for the opponent's replies: the German cannot tell which Scouts
+    the Polish player places from his hand (PL01 in one sampled world, PL04
+    in another: the same name and text): one reply "places Scouts", the
+    other copies in same_as (the old advice listed "PL01 Scouts: place" and
+    "PL04 Scouts: place" as two replies)."""
+    out, text = advise_cli(DOC_EXAMPLES / "redraw-german.json", "--iterations", "1500",
+                           "--seed", "1")
+    merged = 0
+    for a in out["actions"]:
+        plan = a.get("responses", [])
+        names = [re.sub(r"^(PL|DE)\d\d ", "", r["reply"]) for r in plan]
+        assert len(names) == len(set(names)), names
+        merged += sum(1 for r in plan if r.get("same_as"))
+    assert merged
+    block = text.split("If you play")[1].split("If instead")[0]
+    assert block.count("If the Polish places Scouts") == 1, block
+
+
+def test_cli_secret_redraw_is_not_a_reply():
+    """R5: the Polish redraw decision is secret until the German has decided
+    his own: advised before it, the German is not told "if the Polish
+    redraws" or "keeps its hand" as something he could answer."""
+    out, text = advise_cli(DOC_EXAMPLES / "actions-after-pass.json", "--iterations", "1500",
+                           "--seed", "1")
+    replies = replies_of(out)
+    assert replies and out["to_move"] == "german"
+    for r in replies:
+        assert not (r["phase"] == "redraw" and r["reply"] in ("redraw", "keep hand")), r
+    assert any(r.get("unseen") == ["redraw"] for r in replies)
+    assert "If the Polish decides in secret whether to redraw" in text
+    assert "If the Polish redraws" not in text and "keeps its hand" not in text

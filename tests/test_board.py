@@ -286,3 +286,103 @@ def test_progress_phases():
     assert _progress("running", 250, 1000) == ("main search", 0.25)
     assert _progress("running", 1200, 1000) == ("responses", None)
     assert _progress("done", 1200, 1000) == ("done", 1.0)
+
+
+# ---- issue 30: the board's advice in a player's words -----------------------------------
+
+def _board_advice(tmp_path, state: dict, iterations: int, seed: int) -> dict:
+    """The board's analysis of ``state`` (a server with room for a real budget)."""
+    from starlette.testclient import TestClient
+
+    from apps.server.app import create_app
+    from apps.server.games import Limits
+    with TestClient(create_app(tmp_path / "data", Limits(max_iterations=20000, max_searches=1,
+                                                          max_threads=1))) as c:
+        res = c.post("/api/board/analyses", json={"state": state, "iterations": iterations,
+                                                  "seed": seed})
+        assert res.status_code == 200, res.text
+        v = wait(c, res.json()["id"], 300)
+    assert v["status"] == "done", v
+    return v["result"]
+
+
+def _replies(advice: dict) -> list:
+    return [x for a in advice["actions"] for x in a.get("responses", [])]
+
+
+def test_board_private_decline_is_what_the_player_sees(tmp_path):
+    """R29 on the board: the Polish decline of Ambush! is never a reply; its
+    worlds are told as "no Ambush! played" and what the Polish does next."""
+    from solver.vocabulary import PRIVATE_WINDOWS
+    replies = _replies(_board_advice(tmp_path, ESCORT, 4000, 1))
+    assert replies
+    for r in replies:
+        assert not (r["phase"] in PRIVATE_WINDOWS and r["reply"] == "decline"), r
+    assert any(r.get("unseen") == ["Ambush!"] and r["says"].startswith("plays no Ambush!")
+               for r in replies)
+
+
+def test_board_advice_in_a_player_words(tmp_path):
+    """The board's payload (the same advise): every dice class split by its
+    verdict and naming the attacker, the replies and answers as sentences,
+    about_the_same on every action by the rule the text uses."""
+    from test_advise import mixed_classes
+    advice = _board_advice(tmp_path, ESCORT, 4000, 1)
+    replies = _replies(advice)
+    assert replies
+    for r in replies:
+        assert r["says"] and r["where"] and r["then_says"]
+        for o in r.get("outcomes", []):
+            assert not mixed_classes(o["when"]), o["when"]
+            if "attack total" in o["when"]:
+                assert "the Polish attack total minus your defence total" in o["when"]
+    for a in advice["actions"]:
+        if a["id"] == advice["recommended_id"]:
+            assert a["about_the_same"] is False
+        else:
+            assert a["about_the_same"] == (a["loss"] <= 2 * a["loss_stderr"]
+                                           and a["loss"] < 0.01 + a["loss_stderr"])
+
+
+def test_board_identical_cards_one_answer(tmp_path):
+    """R27 on the board: PL18 and PL19 Good Luck are one answer (the old
+    advice listed "PL19 Good Luck: play" and "PL18 Good Luck: play" apart)."""
+    from solver.state_io import to_json
+    from test_advise import twin_good_luck_position
+    advice = _board_advice(tmp_path, to_json(twin_good_luck_position(), 0), 20000, 1)
+    luck = 0
+    for r in _replies(advice):
+        answers = [o["then"] for o in r.get("outcomes", [])] or [r["then"]]
+        assert sum("Good Luck" in t for t in answers) <= 1, answers
+        luck += sum("Good Luck" in t for t in answers)
+    assert luck
+
+
+def test_board_side_names_in_dice_classes(tmp_path):
+    """A German attack analysed for the Polish player: the classes name the
+    German attack and your defence."""
+    from solver.state_io import to_json
+    from test_advise import german_attack_position
+    advice = _board_advice(tmp_path, to_json(german_attack_position(), 0), 3000, 1)
+    whens = [o["when"] for r in _replies(advice) for o in r.get("outcomes", [])]
+    attack = [w for w in whens if "attack total" in w]
+    assert attack
+    for w in attack:
+        assert "the German attack total minus your defence total" in w and "'s" not in w, w
+
+
+def test_board_identical_hidden_cards_are_one_reply(tmp_path):
+    """R27 on the board: the Polish player's Scouts placed from his hand,
+    PL01 in one sampled world and PL04 or PL05 in another, are one reply (and
+    the hidden card is named by its type: "places Scouts")."""
+    import re
+    state = json.loads((ROOT / "docs" / "examples" / "redraw-german.json").read_text())
+    advice = _board_advice(tmp_path, state, 1500, 1)
+    merged = 0
+    for a in advice["actions"]:
+        plan = a.get("responses", [])
+        names = [re.sub(r"^(PL|DE)\d\d ", "", r["reply"]) for r in plan]
+        assert len(names) == len(set(names)), names
+        merged += sum(1 for r in plan if r.get("same_as"))
+        assert all("PL0" not in r["says"] for r in plan if "place" in r["reply"])
+    assert merged

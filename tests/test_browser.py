@@ -140,6 +140,12 @@ def test_hint_and_undo(page, server):
     page.click("#btn-hint")
     page.wait_for_function("() => document.querySelector('#hint h3')", timeout=60_000)
     assert page.inner_text("#hint h3").startswith("Hint: ")
+    # issue 30: the hint in a player's words (advice_view.js): no raw field, the
+    # search's frequency labelled as a frequency, every win chance as "59% ± 1%"
+    hint = page.inner_text("#hint")
+    for raw in ("responses_note", "opponent_model", "null", "value 0.", "recommended_id"):
+        assert raw not in hint, raw
+    assert "chosen in" in hint and "of the search" in hint and "Win chance" in hint
     before = view
     view = click_action(page, view, choose(view, 1))
     assert view["can_undo"]

@@ -131,39 +131,58 @@
  */
 
 /**
- * The advice on a position (a hint, or the board's analysis).
+ * The advice on a position (a hint, or the board's analysis): the answer of
+ * `wildhorn-solve advise --json` (solver/data/advice.schema.json, docs/advice.md),
+ * drawn in a player's words by advice_view.js.
  * @typedef {object} AdviceAction
  * @property {number} id
  * @property {string} action
- * @property {number} frequency
- * @property {number | null} [value]
+ * @property {number} frequency how often the search chose it (a frequency, not a win chance)
+ * @property {number | null} [visits]
+ * @property {number | null} [value] your win chance after it
  * @property {number | null} [stderr]
- * @property {number | null} [loss]
+ * @property {number | null} [loss] what it costs against the recommended action
  * @property {number | null} [loss_stderr]
+ * @property {boolean} [about_the_same] as good as the recommended one within the search's noise
  *
- * @typedef {object} Outcome
- * @property {string} when
- * @property {number} probability
- * @property {string} then
- * @property {number} value
+ * @typedef {object} Outcome the answer in one class of dice (or Rocket cards)
+ * @property {string} when the class in words ("if your search total is 2-3 (needs 4; fails as rolled)")
+ * @property {number} probability its share of the reply's cases
+ * @property {string} then the answer's action text
+ * @property {string} [then_says] the answer as an order ("play PL18 Good Luck")
+ * @property {string} [at] the step of the answer ("end": the game is over)
+ * @property {number | null} value
+ * @property {number | null} [stderr]
  *
  * @typedef {object} Reply a reply the opponent may make, and the answer to it
- * @property {string} if
+ * @property {string} if his side and reply ("polish PL18 Good Luck: play")
+ * @property {string} [reply] the reply's action text
+ * @property {string} [phase] the step he replies at
+ * @property {string} [says] the reply as you see it ("plays Good Luck", "plays no Ambush!, then passes priority")
+ * @property {string} [where] when it falls ("in the modifier window")
+ * @property {string[]} [same_as] identical cards it stands for too (R27)
+ * @property {string[]} [unseen] private windows he may have declined first (R29)
  * @property {string} then
- * @property {number} value
+ * @property {string} [then_says]
+ * @property {string} [at]
+ * @property {number | null} value
  * @property {number} [probability]
- * @property {number} [stderr]
+ * @property {number | null} [stderr]
  * @property {Outcome[]} [outcomes]
+ * @property {number} [outcomes_covered]
  *
  * @typedef {object} Advice
  * @property {string} recommended
  * @property {number} recommended_id
+ * @property {string} [phase]
+ * @property {boolean} [exact]
+ * @property {boolean} [only] the hint of a decision with one legal action (nothing searched)
  * @property {Record<string, number> | null} value by side
  * @property {Record<string, [number, number]> | null} [value_ci95]
  * @property {AdviceAction[]} [actions]
  * @property {Reply[]} [responses]
- * @property {string} [responses_note]
- * @property {string} [opponent_model]
+ * @property {string | null} [responses_note]
+ * @property {string | null} [opponent_model]
  * @property {{ spec?: string, iterations?: number, seconds?: number,
  *              responses_iterations?: number, continued?: boolean }} [stats]
  * @property {string | null} [to_move]

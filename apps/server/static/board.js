@@ -4,6 +4,7 @@
 // and the advice of that position.  The position itself (the fields, the
 // card places, the state.json they make) is board_model.js's.
 
+import { renderAdvice } from "./advice_view.js";
 import { send } from "./api.js";
 import { $, el } from "./dom.js";
 import { game, newGameDialog } from "./game.js";
@@ -397,52 +398,9 @@ function load(s) {
 
 // ---- advice -----------------------------------------------------------------------------
 
-/** @param {number | null | undefined} x @returns {string} "42.0%" */
-const pc = (x) => (x === null || x === undefined ? "?" : `${(100 * x).toFixed(1)}%`);
-/** @param {number | null | undefined} x @param {number} [d] digits */
-const num = (x, d = 3) => (x === null || x === undefined ? "\u2013" : Number(x).toFixed(d));
-
-/** @param {Advice} a */
+/** @param {Advice} a the analysis's advice, in a player's words (advice_view.js) */
 function showAdvice(a) {
-  const box = $("#b-advice");
-  box.innerHTML = "";
-  box.append(el("h3", { "data-testid": "board-recommended", text: `Recommended: ${a.recommended}` }));
-  const value = a.value;
-  if (value) {
-    const ci = a.value_ci95 || {};
-    box.append(el("div", { class: "b-win" }, ...vocabulary.sides.map((s) =>
-      el("div", { text: `${sideTitle(s)} wins ${pc(value[s])}` + (ci[s] ? ` (95% interval ${pc(ci[s][0])} to ${pc(ci[s][1])})` : "") }))));
-  }
-  const table = el("table", { class: "b-actions", "data-testid": "board-actions" },
-                   el("tr", {}, ...["action", "frequency", "value", "stderr", "loss"].map((h) => el("th", { text: h }))));
-  for (const r of a.actions || []) {
-    table.append(el("tr", { class: r.id === a.recommended_id ? "best" : "" },
-      el("td", { text: r.action }), el("td", { text: pc(r.frequency) }), el("td", { text: num(r.value) }),
-      el("td", { text: num(r.stderr) }),
-      el("td", { text: r.loss === null || r.loss === undefined ? "\u2013" : `${num(r.loss)} \u00b1 ${num(r.loss_stderr)}` })));
-  }
-  box.append(table);
-  const opp = a.to_move ? sideTitle(otherSide(a.to_move)) : "opponent";
-  box.append(el("h4", { text: `Responses: what the ${opp} may answer, and your answer` }));
-  if (a.responses && a.responses.length) {
-    const ul = el("ul", { class: "b-responses", "data-testid": "board-responses" });
-    for (const r of a.responses) {
-      const li = el("li", { text: `if the ${r.if} (${pc(r.probability)}): answer ${r.then} \u2014 win ${pc(r.value)} \u00b1 ${pc(r.stderr)}` });
-      if (r.outcomes && r.outcomes.length) {
-        const sub = el("ul");
-        for (const o of r.outcomes) sub.append(el("li", { text: `${o.when} (${pc(o.probability)}): ${o.then} \u2014 win ${pc(o.value)}` }));
-        li.append(sub);
-      }
-      ul.append(li);
-    }
-    box.append(ul);
-  }
-  if (a.responses_note) box.append(el("p", { class: "b-note", text: a.responses_note }));
-  if (a.opponent_model) box.append(el("p", { class: "b-note", text: `Opponent model: ${a.opponent_model}` }));
-  const st = a.stats || {};
-  box.append(el("p", { class: "b-note", text: `Search: ${st.spec || ""}, ${st.iterations ?? "?"} iterations in ${num(st.seconds, 2)} s` +
-    (st.responses_iterations ? `; responses ${st.responses_iterations} iterations` : "") +
-    (st.continued === false ? " (started afresh)." : ".") }));
+  renderAdvice($("#b-advice"), a, { title: "Recommended", testid: "board" });
 }
 
 /** @param {Analysis} v an analysis under way: its progress, said */

@@ -2,6 +2,7 @@
 // The game in progress: its state, one request per click, the bot's moves
 // asked for one at a time, the game's buttons and keyboard shortcuts.
 
+import { renderAdvice } from "./advice_view.js";
 import { api, ApiError } from "./api.js";
 import { $, el, showError, sleep } from "./dom.js";
 import { drawTable, hideMenu } from "./table.js";
@@ -137,30 +138,7 @@ async function startGame(form) {
 /** What the search would do. @param {import("./api.js").Advice} a */
 function showHint(a) {
   const box = $("#hint");
-  box.innerHTML = "";
-  box.append(el("h3", { text: `Hint: ${a.recommended}` }));
-  const value = a.value;
-  if (value) {
-    box.append(el("div", { text: "Win probability: " + vocabulary.sides.map(
-      (s) => `${sideTitle(s)} ${(100 * value[s]).toFixed(0)}%`).join(", ") }));
-  }
-  const ol = el("ol");
-  for (const r of (a.actions || []).slice(0, 5)) {
-    ol.append(el("li", { text: `${r.action}: ${(100 * r.frequency).toFixed(0)}%` +
-                               (r.value === null || r.value === undefined ? "" : `, value ${r.value.toFixed(2)}`) }));
-  }
-  box.append(ol);
-  if (a.responses && a.responses.length) {
-    box.append(el("div", { text: "If the bot answers:" }));
-    const rl = el("ul");
-    for (const r of a.responses) rl.append(el("li", { text: `if the ${r.if}, answer with ${r.then} (win ${(100 * r.value).toFixed(0)}%)` }));
-    box.append(rl);
-  }
-  const shown = ["recommended", "recommended_id", "actions", "value", "value_ci95", "responses", "stats",
-                 "to_move", "phase", "only"];
-  for (const [k, v] of Object.entries(a)) {
-    if (!shown.includes(k)) box.append(el("div", { text: `${k}: ${JSON.stringify(v)}` }));
-  }
+  renderAdvice(box, a, { title: "Hint", testid: "hint", maxActions: 5 });
   box.hidden = false;
 }
 
