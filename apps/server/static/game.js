@@ -52,10 +52,7 @@ export function show(view) {
  * @param {unknown} err
  */
 export function playerMessage(err) {
-  if (err instanceof ApiError) {
-    const m = err.message;
-    return m.charAt(0).toUpperCase() + m.slice(1);
-  }
+  if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError) return "The server did not answer: is wildhorn-solve serve still running? (Reload the page once it is.)";
   return err instanceof Error ? err.message : String(err);
 }
