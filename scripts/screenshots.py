@@ -7,8 +7,15 @@ against ``ismcts:time=0.2`` through the API with a fixed policy (always the
 first action that is not pass or decline), and photographs it in headless
 Chromium (/usr/bin/chromium, through Playwright):
 
-- ``table.png``: the table in the middle of the game (cards upright and
-  turned, fragments as cubes, both hands, the prompt and the log);
+- ``table.png``: the table in the middle of the game at 1400x900 (cards
+  upright and turned, fragments as cubes, the bot's last move marked on the
+  table, your hand with each card's text and your choices in the dock, the
+  piles of cards gone, the log);
+- ``table-800x600.png`` and ``table-390x844.png``: the same position in a
+  small window and at a phone's width (the dock with your hand and your
+  choices sticks to the bottom);
+- ``window.png``: a reaction window with dice (the modifier window of an
+  attack, search or spy: the dice drawn with their bullets and modifiers);
 - ``review.png``: after the game, the review: the graph of your chance to win
   as the bot saw it, the rating of each of your decisions and the largest
   mistakes with the better move;
@@ -38,22 +45,45 @@ IDLE = ("() => window.wildhorn && window.wildhorn.view && !window.wildhorn.busy"
         " && !window.wildhorn.botLoop && window.wildhorn.view.status !== 'bot'")
 
 
-def play(client: httpx.Client, view: dict, decisions: int | None) -> dict:
-    """Plays ``decisions`` of the human's decisions (None: to the end)."""
+def dice_window(view: dict) -> bool:
+    """The human decides in a modifier window with dice rolled."""
+    pend = view.get("pending") or {}
+    return view["status"] == "human" and view["phase"] == "modifiers" and bool(pend.get("dice"))
+
+
+def play(client: httpx.Client, view: dict, decisions: int | None, until=None) -> dict:
+    """Plays ``decisions`` of the human's decisions (None: to the end, or
+    until ``until(view)`` holds at a decision of the human)."""
     done = 0
     while view["status"] != "over" and (decisions is None or done < decisions):
+        if until is not None and view["status"] == "human" and until(view):
+            return view
         if view["status"] == "bot":
             view = client.post(f"/api/games/{view['id']}/bot").json()
             continue
         acts = view["actions"]
         busy = [a for a in acts if a["kind"] not in ("pass", "decline")]
-        action = (busy or acts)[0]["id"] if done % 4 != 3 else acts[0]["id"]
+        attacks = [a for a in busy if a["kind"] in ("attack", "select_enemy", "search", "steal")]
+        action = (attacks or busy or acts)[0]["id"] if done % 4 != 3 else acts[0]["id"]
         view = client.post(f"/api/games/{view['id']}/action",
                            json={"action": action, "version": view["version"]}).json()
         done += 1
     while view["status"] == "bot":
         view = client.post(f"/api/games/{view['id']}/bot").json()
     return view
+
+
+def shot(browser, url: str, game: str, width: int, height: int, path: Path) -> None:
+    """The table of ``game`` in a window of ``width`` x ``height`` (what the
+    window shows, once the marks' animation is over)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    page.evaluate("id => localStorage.setItem('wildhorn-game', id)", game)
+    page.reload()
+    page.wait_for_function(IDLE, timeout=60_000)
+    page.wait_for_timeout(2000)
+    page.screenshot(path=str(path))
+    page.close()
 
 
 def board_shot(browser, url: str, out: Path) -> None:
@@ -98,13 +128,24 @@ def main(argv: list[str] | None = None) -> int:
                                                    "seed": args.seed}).json()
             view = play(client, view, args.midgame)
             browser = launch_chromium(p)
+            for (width, height), name in (((1400, 900), "table.png"), ((800, 600), "table-800x600.png"),
+                                          ((390, 844), "table-390x844.png")):
+                shot(browser, url, view["id"], width, height, out / name)
+            # a reaction window with dice: this game's first, or another seed's
+            view = play(client, view, None, until=dice_window)
+            windowed, seed = view, args.seed
+            while not dice_window(windowed) and seed < args.seed + 20:
+                seed += 1
+                windowed = play(client, client.post("/api/games", json={
+                    "side": "polish", "bot": "ismcts:time=0.2", "seed": seed}).json(), None,
+                    until=dice_window)
+            if not dice_window(windowed):
+                raise SystemExit("no modifier window with dice in 20 seeded games")
+            shot(browser, url, windowed["id"], 1400, 900, out / "window.png")
+            view = play(client, view, None)  # this game to its end, for the review
             page = browser.new_page(viewport={"width": 1400, "height": 1050})
             page.goto(url)
             page.evaluate("id => localStorage.setItem('wildhorn-game', id)", view["id"])
-            page.reload()
-            page.wait_for_function(IDLE, timeout=60_000)
-            page.screenshot(path=str(out / "table.png"), full_page=True)
-            view = play(client, view, None)
             page.reload()
             page.wait_for_function(IDLE, timeout=60_000)
             page.click("#btn-end-close")
@@ -115,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             page.screenshot(path=str(out / "review.png"))
             board_shot(browser, url, out)
             browser.close()
-    print(f"wrote {out / 'table.png'}, {out / 'review.png'} and {out / 'board.png'}")
+    print(f"wrote table.png, table-800x600.png, table-390x844.png, window.png, review.png and "
+          f"board.png in {out}")
     return 0
 
 

@@ -543,3 +543,23 @@ def test_the_review_step_marks_the_chosen_and_the_better_move(client):
                                   "best": core.action_string(record.human, other)}]}
     step_ = client.get(f"/api/games/{gid}/review/1").json()["review_step"]
     assert step_["best_action"]["id"] == other and step_["loss"] == 0.2
+
+
+def test_the_view_s_fields_are_in_the_openapi_document_and_in_api_js(client):
+    """Every field of a view is named by the OpenAPI document's View schema
+    and by api.js's View typedef (the page's types), so the three stay in step."""
+    from pathlib import Path
+    view = to_human(client, new_game(client, side="polish", seed=12))
+    doc = client.get("/api/openapi.json").json()
+    schema = doc["components"]["schemas"]["View"]["properties"]
+    assert set(view) <= set(schema), set(view) - set(schema)
+    assert set(view["last_move"]) == set(doc["components"]["schemas"]["LastMove"]["properties"])
+    js = (Path(server_app.__file__).with_name("static") / "api.js").read_text()
+    typedef = js[js.index("@typedef {object} View"):]
+    typedef = typedef[:typedef.index("*/")]
+    typed = set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", typedef))
+    loose = {"fragments", "rockets", "decks", "save_error", "thinking", "seed", "bot_hand"}
+    assert set(view) - loose <= typed, set(view) - loose - typed
+    last = js[js.index("@typedef {object} LastMove"):]
+    last = last[:last.index("*/")]
+    assert set(view["last_move"]) <= set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", last))
