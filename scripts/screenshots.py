@@ -35,12 +35,14 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import sync_playwright
 
-from apps.server.app import create_app
-from apps.server.guard import Access
-from apps.server.games import Limits
-from apps.server.harness import launch_chromium, serve_in_thread
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's page, whatever is installed
+
+from apps.server.app import create_app  # noqa: E402
+from apps.server.guard import Access  # noqa: E402
+from apps.server.games import Limits  # noqa: E402
+from apps.server.harness import launch_chromium, serve_in_thread  # noqa: E402
+
 IDLE = ("() => window.wildhorn && window.wildhorn.view && !window.wildhorn.busy"
         " && !window.wildhorn.botLoop && window.wildhorn.view.status !== 'bot'")
 
@@ -104,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=4, help="the game's seed (default 4)")
     parser.add_argument("--midgame", type=int, default=8,
-                        help="human decisions before table.png (default 8)")
+                        help="human decisions before table.png, which shows the first "
+                             "one after that where a move of the bot is marked (default 8)")
     parser.add_argument("--out", default="docs/screenshots", help="output folder")
     parser.add_argument("--only", choices=["board"], help="make only this screenshot")
     args = parser.parse_args(argv)
@@ -127,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             view = client.post("/api/games", json={"side": "polish", "bot": "ismcts:time=0.2",
                                                    "seed": args.seed}).json()
             view = play(client, view, args.midgame)
+            # then the first decision after a bot's move that the table marks
+            view = play(client, view, None, until=lambda v: any(
+                c["side"] == v["bot_side"] for c in v["last_move"]["cards"]))
             browser = launch_chromium(p)
             for (width, height), name in (((1400, 900), "table.png"), ((800, 600), "table-800x600.png"),
                                           ((390, 844), "table-390x844.png")):

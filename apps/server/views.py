@@ -174,14 +174,18 @@ def _die(cards: dict[int, Any], number: str | None, die: int | None, modifier: i
     return out
 
 
-def last_move(record: GameRecord, events: list[dict[str, Any]], since: int) -> dict[str, Any]:
+def last_move(record: GameRecord, events: list[dict[str, Any]], since: int,
+              core: Core | None = None) -> dict[str, Any]:
     """What happened since the human's last decision (``events[since:]``):
     the bot's moves in words (chance apart), each card it moved, activated,
     played, attacked with or targeted and each card destroyed, with its
-    role, and the dice of every roll settled, as the table marks them."""
+    role, and the dice of every roll settled, as the table marks them.
+    Given the position ``core``, a card that changed a roll from the table
+    (Assistance) is "activated", one played from the hand "played"."""
     bot, human = SIDES[record.bot_side], SIDES[record.human]
     cards = record.cards
     side_of = {c.number: SIDES[c.side_id] for c in cards.values()}
+    numbers = {c.number: g for g, c in cards.items()}
     moves: list[str] = []
     chance: list[str] = []
     marked: dict[str, str] = {}
@@ -209,8 +213,12 @@ def last_move(record: GameRecord, events: list[dict[str, Any]], since: int) -> d
                 mark(d.get("card"), "played")
             elif kind == "card" and d.get("cause"):
                 mark(d.get("card"), "refreshed")
-            elif "roll" in d or ("target" in d and "card" in d):
-                mark(d.get("card"), "played")
+            elif "roll" in d:
+                on_table = core is not None and d.get("card") in numbers and \
+                    core.location(numbers[d["card"]])[0] in ZONE_PLACES
+                mark(d.get("card"), "activated" if on_table else "played")
+            elif "target" in d and "card" in d:  # an Escort: the card defends instead
+                mark(d.get("card"), "activated")
         elif who == "game" and kind == "card":
             mark(d.get("card"), "destroyed" if d.get("fate") == "destroyed" else "sent_home")
         elif who == "game" and kind == "roll":
@@ -291,7 +299,7 @@ def table_view(record: GameRecord, core: Core, events: list[dict[str, Any]], sta
         "can_undo": made > 0 and status not in ("over", "review"),
         "can_resign": status in ("human", "bot"),
         "bot_label": bot_label(record.bot),
-        "last_move": last_move(record, events, _since_last_decision(record, made)),
+        "last_move": last_move(record, events, _since_last_decision(record, made), core),
         "log_size": len(events),
         "log": events[log_from:],  # {"who", "kind", "text", "details"[, extras]}
         "thinking": None,

@@ -213,7 +213,7 @@ function describePending(p) {
                  el("div", { text: `Under way: ${p.text}` }));
   const dice = pendingDice(p);
   if (dice) box.append(dice);
-  if (p.totals) box.append(el("div", { class: "totals", text: p.totals }));
+  else if (p.totals) box.append(el("div", { class: "totals", text: p.totals }));
   else if (p.needed) box.append(el("div", { class: "totals", text: `needs ${p.needed} or more on the die` }));
   return box;
 }
