@@ -52,7 +52,12 @@ export function show(view) {
  * @param {unknown} err
  */
 export function playerMessage(err) {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError) {
+    if (err.status === 404 && /^unknown game/.test(err.message)) {
+      return "This game is no longer on the server (it was closed): start a new game, or load a save.";
+    }
+    return err.message;
+  }
   if (err instanceof TypeError) return "The server did not answer: is wildhorn-solve serve still running? (Reload the page once it is.)";
   return err instanceof Error ? err.message : String(err);
 }
@@ -270,9 +275,17 @@ export function setupGame() {
   $("#side-select").append(...vocabulary.sides.map((s) => el("option", { value: s, text: sideTitle(s) })),
                           el("option", { value: "random", text: "random" }));
   const botTime = $("#bot-time", HTMLInputElement);
-  botTime.onchange = () => run(async () => {
-    show(await api("POST", `/api/games/${game.id}/settings`, { time: Number(botTime.value) }));
-  });
+  botTime.onchange = () => {
+    const t = Number(botTime.value), max = Number(botTime.max || "10");
+    if (!(t >= 0.1 && t <= max)) {
+      showError(`The bot's time per move goes from 0.1 to ${max} seconds.`);
+      if (game.view) botTime.value = (game.view.bot.match(/time=([0-9.]+)/) || [null, "1.0"])[1];
+      return;
+    }
+    run(async () => {
+      show(await api("POST", `/api/games/${game.id}/settings`, { time: t }));
+    });
+  };
   // a card's menu closes on a click anywhere else, and when the page scrolls or resizes under it
   document.addEventListener("click", (ev) => {
     if (ev.target instanceof Element && !ev.target.closest("#menu")) hideMenu();
