@@ -486,6 +486,7 @@ def test_the_view_shows_what_happened_since_your_last_decision(client):
                 assert c["side"] == "german"
         for d in last["dice"]:
             rolls.append(d)
+            assert d["title"] in ("Attack", "Search", "Spy", "Sturmwind")
             for r in d["rolls"]:
                 assert r["total"] == r["die"] + r["bullets"] + r["modifier"]
                 assert 1 <= r["die"] <= 6

@@ -50,7 +50,7 @@ SCHEMAS: dict[str, Any] = {
                     "placed", "played", "activated", "moved", "attacker", "targeted",
                     "refreshed", "destroyed", "sent_home"]}}}},
             "dice": {"type": "array", "items": {"type": "object", "properties": {
-                "action": _STR, "success": _BOOL, "needed": {"type": ["integer", "null"]},
+                "action": _STR, "title": _STR, "success": _BOOL, "needed": {"type": ["integer", "null"]},
                 "text": _STR, "rolls": {"type": "array", "items": {"$ref": "#/components/schemas/Die"}}}}},
             "alternatives": {"type": ["array", "null"]}}},
     "View": {

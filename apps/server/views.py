@@ -232,7 +232,10 @@ def last_move(record: GameRecord, events: list[dict[str, Any]], since: int,
                 second = rollers.get("defence")
                 rolls.append(_die(cards, second, d["dice"][1], d["modifiers"][1],
                                   human if side == bot else bot, True))
-            dice.append({"action": d.get("action"), "success": bool(d.get("success")),
+            action = d.get("action")
+            title = "Attack" if attack else "Search" if action == "search" else \
+                "Spy" if side == SIDES[0] else "Sturmwind"
+            dice.append({"action": action, "title": title, "success": bool(d.get("success")),
                          "needed": d.get("needed"), "rolls": rolls, "text": e["text"]})
             rollers = {}
         elif who != human and kind in ("draw", "rocket", "turn", "redraw", "roll", "outcome"):

@@ -99,6 +99,7 @@
  *
  * @typedef {object} SettledRoll a roll whose outcome is known
  * @property {string} action "attack", "search" or "steal"
+ * @property {string} title the roll as a player names it: "Attack", "Search", "Spy", "Sturmwind"
  * @property {boolean} success
  * @property {number | null} [needed] what a search or spy needs
  * @property {DieRoll[]} rolls the attacker's die first

@@ -59,9 +59,8 @@ export function rollsEl(rolls, needed) {
 
 /** A roll settled: its dice and whether it succeeded. @param {SettledRoll} s */
 export function settledEl(s) {
-  const what = { attack: "Attack", search: "Search", steal: "Spy" }[s.action] || s.action;
   const box = el("div", { class: `settled ${s.success ? "success" : "failure"}`, title: s.text },
-                 el("span", { class: "settled-what", text: `${what}: ${s.success ? "succeeds" : "fails"}` }),
+                 el("span", { class: "settled-what", text: `${s.title}: ${s.success ? "succeeds" : "fails"}` }),
                  rollsEl(s.rolls, s.needed));
   return box;
 }
