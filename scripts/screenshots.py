@@ -7,8 +7,15 @@ against ``ismcts:time=0.2`` through the API with a fixed policy (always the
 first action that is not pass or decline), and photographs it in headless
 Chromium (/usr/bin/chromium, through Playwright):
 
-- ``table.png``: the table in the middle of the game (cards upright and
-  turned, fragments as cubes, both hands, the prompt and the log);
+- ``table.png``: the table in the middle of the game at 1400x900 (cards
+  upright and turned, fragments as cubes, the bot's last move marked on the
+  table, your hand with each card's text and your choices in the dock, the
+  piles of cards gone, the log);
+- ``table-800x600.png`` and ``table-390x844.png``: the same position in a
+  small window and at a phone's width (the dock with your hand and your
+  choices sticks to the bottom);
+- ``window.png``: a reaction window with dice (the modifier window of an
+  attack, search or spy: the dice drawn with their bullets and modifiers);
 - ``review.png``: after the game, the review: the graph of your chance to win
   as the bot saw it, the rating of each of your decisions and the largest
   mistakes with the better move;
@@ -28,32 +35,57 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import sync_playwright
 
-from apps.server.app import create_app
-from apps.server.guard import Access
-from apps.server.games import Limits
-from apps.server.harness import launch_chromium, serve_in_thread
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's page, whatever is installed
+
+from apps.server.app import create_app  # noqa: E402
+from apps.server.guard import Access  # noqa: E402
+from apps.server.games import Limits  # noqa: E402
+from apps.server.harness import launch_chromium, serve_in_thread  # noqa: E402
+
 IDLE = ("() => window.wildhorn && window.wildhorn.view && !window.wildhorn.busy"
         " && !window.wildhorn.botLoop && window.wildhorn.view.status !== 'bot'")
 
 
-def play(client: httpx.Client, view: dict, decisions: int | None) -> dict:
-    """Plays ``decisions`` of the human's decisions (None: to the end)."""
+def dice_window(view: dict) -> bool:
+    """The human decides in a modifier window with dice rolled."""
+    pend = view.get("pending") or {}
+    return view["status"] == "human" and view["phase"] == "modifiers" and bool(pend.get("dice"))
+
+
+def play(client: httpx.Client, view: dict, decisions: int | None, until=None) -> dict:
+    """Plays ``decisions`` of the human's decisions (None: to the end, or
+    until ``until(view)`` holds at a decision of the human)."""
     done = 0
     while view["status"] != "over" and (decisions is None or done < decisions):
+        if until is not None and view["status"] == "human" and until(view):
+            return view
         if view["status"] == "bot":
             view = client.post(f"/api/games/{view['id']}/bot").json()
             continue
         acts = view["actions"]
         busy = [a for a in acts if a["kind"] not in ("pass", "decline")]
-        action = (busy or acts)[0]["id"] if done % 4 != 3 else acts[0]["id"]
+        attacks = [a for a in busy if a["kind"] in ("attack", "select_enemy", "search", "steal")]
+        action = (attacks or busy or acts)[0]["id"] if done % 4 != 3 else acts[0]["id"]
         view = client.post(f"/api/games/{view['id']}/action",
                            json={"action": action, "version": view["version"]}).json()
         done += 1
     while view["status"] == "bot":
         view = client.post(f"/api/games/{view['id']}/bot").json()
     return view
+
+
+def shot(browser, url: str, game: str, width: int, height: int, path: Path) -> None:
+    """The table of ``game`` in a window of ``width`` x ``height`` (what the
+    window shows, once the marks' animation is over)."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    page.evaluate("id => localStorage.setItem('wildhorn-game', id)", game)
+    page.reload()
+    page.wait_for_function(IDLE, timeout=60_000)
+    page.wait_for_timeout(2000)
+    page.screenshot(path=str(path))
+    page.close()
 
 
 def board_shot(browser, url: str, out: Path) -> None:
@@ -74,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=4, help="the game's seed (default 4)")
     parser.add_argument("--midgame", type=int, default=8,
-                        help="human decisions before table.png (default 8)")
+                        help="human decisions before table.png, which shows the first "
+                             "one after that where a move of the bot is marked (default 8)")
     parser.add_argument("--out", default="docs/screenshots", help="output folder")
     parser.add_argument("--only", choices=["board"], help="make only this screenshot")
     args = parser.parse_args(argv)
@@ -97,14 +130,28 @@ def main(argv: list[str] | None = None) -> int:
             view = client.post("/api/games", json={"side": "polish", "bot": "ismcts:time=0.2",
                                                    "seed": args.seed}).json()
             view = play(client, view, args.midgame)
+            # then the first decision after a bot's move that the table marks
+            view = play(client, view, None, until=lambda v: any(
+                c["side"] == v["bot_side"] for c in v["last_move"]["cards"]))
             browser = launch_chromium(p)
+            for (width, height), name in (((1400, 900), "table.png"), ((800, 600), "table-800x600.png"),
+                                          ((390, 844), "table-390x844.png")):
+                shot(browser, url, view["id"], width, height, out / name)
+            # a reaction window with dice: this game's first, or another seed's
+            view = play(client, view, None, until=dice_window)
+            windowed, seed = view, args.seed
+            while not dice_window(windowed) and seed < args.seed + 20:
+                seed += 1
+                windowed = play(client, client.post("/api/games", json={
+                    "side": "polish", "bot": "ismcts:time=0.2", "seed": seed}).json(), None,
+                    until=dice_window)
+            if not dice_window(windowed):
+                raise SystemExit("no modifier window with dice in 20 seeded games")
+            shot(browser, url, windowed["id"], 1400, 900, out / "window.png")
+            view = play(client, view, None)  # this game to its end, for the review
             page = browser.new_page(viewport={"width": 1400, "height": 1050})
             page.goto(url)
             page.evaluate("id => localStorage.setItem('wildhorn-game', id)", view["id"])
-            page.reload()
-            page.wait_for_function(IDLE, timeout=60_000)
-            page.screenshot(path=str(out / "table.png"), full_page=True)
-            view = play(client, view, None)
             page.reload()
             page.wait_for_function(IDLE, timeout=60_000)
             page.click("#btn-end-close")
@@ -115,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             page.screenshot(path=str(out / "review.png"))
             board_shot(browser, url, out)
             browser.close()
-    print(f"wrote {out / 'table.png'}, {out / 'review.png'} and {out / 'board.png'}")
+    print(f"wrote table.png, table-800x600.png, table-390x844.png, window.png, review.png and "
+          f"board.png in {out}")
     return 0
 
 

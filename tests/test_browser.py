@@ -38,7 +38,8 @@ server = server_fixture("serve-data")
 def page(browser, server):
     with open_page(browser, 1400, 1000) as pg:
         pg.payloads = []
-        pg.on("dialog", lambda d: d.accept())  # "this closes the game in progress": yes
+        pg.browser_dialogs = []  # the page asks in its own <dialog>s, never confirm()
+        pg.on("dialog", lambda d: (pg.browser_dialogs.append(d.message), d.dismiss()))
 
         def record(response):
             if "/api/" in response.url and "/save" not in response.url:
@@ -73,7 +74,8 @@ def click_action(page, view, action: dict) -> dict:
     """Acts as a person would: through the card's menu, a zone, or the list."""
     number = action.get("card") or action.get("target")
     if number:
-        page.click(f'#table .card[data-number="{number}"]')
+        page.click(f'#table .card[data-number="{number}"], #dock .card[data-number="{number}"] '
+                   f'>> nth=0')
         page.click(f'#menu button[data-action="{action["id"]}"]')
     elif action.get("zone"):
         page.click(f'.zone[data-zone="{action["zone"]}"] .zone-head')
@@ -127,7 +129,7 @@ def test_whole_game_against_random_to_the_end_screen(page, server):
     page.click("#review-dialog details summary")
     page.click("#review-moves li[data-index='3']")
     page.wait_for_selector("#review-banner:not([hidden])")
-    assert "your decision 4 of" in page.inner_text("#review-banner")
+    assert "Your decision 4 of" in page.inner_text("#review-banner")
     assert page.evaluate("() => window.wildhorn.view.status") == "review"
     page.click("#btn-review-back")
     page.wait_for_function("() => window.wildhorn.view.status === 'over'")
@@ -167,6 +169,7 @@ def test_save_reload_load_same_position(page, server, tmp_path):
     again = settled(page)
     assert again["version"] == view["version"] and again["id"] == view["id"]
     page.set_input_files("#file-load", str(path))
+    page.click("#confirm-yes")  # "this closes the game in progress": the page's own dialog
     page.wait_for_function("v => window.wildhorn.view.id !== v", arg=view["id"])
     loaded = settled(page)
     assert loaded["version"] == view["version"]
@@ -186,7 +189,7 @@ def test_the_new_game_dialog_lists_the_other_games_to_resume_or_close(page, serv
     page.wait_for_selector(f'#games-list li[data-game="{others[0].id}"]', state="detached")
     assert others[0].id not in {g["id"] for g in store.listing()}
     page.click(f'#games-list li[data-game="{others[1].id}"] button.resume')
-    page.wait_for_function("id => window.wildhorn.view && window.wildhorn.view.id === id",
+    page.wait_for_function("id => window.wildhorn && window.wildhorn.view && window.wildhorn.view.id === id",
                            arg=others[1].id)
     assert settled(page)["you"] == "german"
 
@@ -195,6 +198,7 @@ def test_a_bad_upload_shows_its_error(page, server):
     view = start(page, server, seed=9)
     page.set_input_files("#file-load", files=[{"name": "broken.json", "mimeType": "application/json",
                                                "buffer": b'{"format": "wildhorn-game/1"}'}])
+    page.click("#confirm-yes")
     page.wait_for_selector("#error:not([hidden])")
     assert "broken.json: not a usable saved game" in page.inner_text("#error")
     assert settled(page)["id"] == view["id"]  # still the same game
@@ -209,7 +213,6 @@ def test_the_default_bot_saves_loads_and_survives_a_restart(browser, tmp_path):
     limits = Limits(max_time=0.05, review_iterations=30)
     app = create_app(data, limits)
     with open_page(browser, 1400, 1000) as page:
-        page.on("dialog", lambda d: d.accept())
         with serve_in_thread(app) as url:
             port = int(url.rsplit(":", 1)[1].strip("/"))
             page.goto(url)
@@ -231,6 +234,7 @@ def test_the_default_bot_saves_loads_and_survives_a_restart(browser, tmp_path):
             page.reload()  # the game comes back from the server
             assert settled(page)["version"] == view["version"]
             page.set_input_files("#file-load", str(path))
+            page.click("#confirm-yes")
             page.wait_for_function("v => window.wildhorn.view.id !== v", arg=view["id"])
             loaded = settled(page)
             assert loaded["version"] == view["version"]
@@ -279,3 +283,217 @@ def test_page_load(page, server):
             "load_event_ms": round(nav["loadEventEnd"], 1), "target_s": 1.0,
         }
         path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+SIZES = [(1400, 900), (800, 600), (390, 844)]
+
+
+def in_window(page, selector: str, width: int, height: int) -> None:
+    """The element is wholly inside the window (its bounding box)."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    assert box["x"] >= -0.5 and box["y"] >= -0.5 and box["x"] + box["width"] <= width + 0.5 \
+        and box["y"] + box["height"] <= height + 0.5, (selector, box, width, height)
+
+
+def no_menu(page) -> None:
+    """No card menu is visible, and none is left behind with buttons."""
+    assert not page.is_visible("#menu")
+    assert page.locator("#menu button").count() == 0
+
+
+def check_decision(page, view: dict, width: int, height: int) -> int:
+    """At a decision of the human: the choices and the hand in the window, no
+    menu, the tab title says so, and each card of what happened since the
+    last decision that is on the table is marked; how many were marked."""
+    assert view["status"] == "human"
+    in_window(page, "#actions", width, height)
+    in_window(page, "[data-testid=hand]", width, height)
+    in_window(page, "#prompt", width, height)
+    no_menu(page)
+    assert page.title().startswith("\u25B6 Your decision")
+    marked = 0
+    for c in view["last_move"]["cards"]:
+        cards = page.locator(f'#table .card[data-number="{c["number"]}"], '
+                             f'#dock .card[data-number="{c["number"]}"]')
+        if c["role"] == "destroyed":
+            pile = page.locator(f'[data-testid=pile-{c["side"]}]')
+            assert "lm-destroyed" in pile.get_attribute("class")
+            marked += 1
+        for i in range(cards.count()):
+            assert "last-move" in cards.nth(i).get_attribute("class"), c
+            assert cards.nth(i).get_attribute("data-role") == c["role"]
+            marked += 1
+    text = page.inner_text("#bot-move") if view["last_move"]["moves"] else ""
+    assert "draws a card" not in text.split("Chance and the rules")[0]
+    return marked
+
+
+def act_by_hand(page, view: dict, action: dict) -> dict:
+    """As a person: a card's menu for a card action, the list otherwise;
+    after it, no menu is left."""
+    number = action.get("card") or action.get("target")
+    if number:
+        page.click(f'#table .card[data-number="{number}"], #dock .card[data-number="{number}"] >> nth=0')
+        page.click(f'#menu button[data-action="{action["id"]}"]')
+    else:
+        page.click(f'#actions button[data-action="{action["id"]}"]')
+    no_menu(page)
+    page.wait_for_function("v => window.wildhorn.view.version !== v", arg=view["version"],
+                           timeout=60_000)
+    view = settled(page)
+    no_menu(page)
+    return view
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_whole_game_in_view_at_each_size(browser, server, size):
+    """A whole game against random at 1400x900, 800x600 and 390x844: at each
+    decision the choices and the hand are in the window, no menu is left
+    after a click, the cards of the bot's last move are marked on the table;
+    a hint is gone after the next decision; a card menu closes on Escape and
+    on a click elsewhere, and a click in a menu of an older position sends
+    nothing; at the end Undo and Resign are off and the graph has axes."""
+    width, height = size
+    with open_page(browser, width, height) as page:
+        page.browser_dialogs = []
+        page.on("dialog", lambda d: (page.browser_dialogs.append(d.message), d.dismiss()))
+        actions_sent = []
+        page.on("request", lambda r: actions_sent.append(r.url) if r.url.endswith("/action") else None)
+        view = start(page, server, seed=31 + width)
+        marked = hinted = 0
+        for k in range(600):
+            if view["status"] == "over":
+                break
+            marked += check_decision(page, view, width, height)
+            if k == 4:  # the menu closes on Escape and on a click elsewhere; an old menu is inert
+                card = next((a for a in view["actions"] if a.get("card")), None)
+                if card is not None:
+                    sel = f'.card[data-number="{card["card"]}"] >> nth=0'
+                    page.click(sel)
+                    assert page.is_visible("#menu")
+                    page.keyboard.press("Escape")
+                    no_menu(page)
+                    assert settled(page)["version"] == view["version"]  # Escape declined nothing
+                    page.click(sel)
+                    page.click("#status")
+                    no_menu(page)
+                    page.click(sel)
+                    page.evaluate("() => { window.oldButton = document.querySelector('#menu button'); }")
+                    other = next(a for a in view["actions"] if a["id"] != card["id"]) \
+                        if len(view["actions"]) > 1 else None
+                    if other is not None:
+                        sent = len(actions_sent)
+                        view = act_by_hand(page, view, {"id": other["id"]})
+                        assert len(actions_sent) == sent + 1
+                        page.evaluate("() => window.oldButton.click()")  # a stale click
+                        page.wait_for_timeout(300)
+                        assert len(actions_sent) == sent + 1, "a stale menu sent a move"
+                        continue
+            if view["status"] == "human" and hinted < 1 and len(view["actions"]) > 1 and k >= 2:
+                page.click("#btn-hint")
+                page.wait_for_function("() => document.querySelector('#hint h3')", timeout=120_000)
+                assert page.is_visible("#hint")
+                view = act_by_hand(page, view, choose(view, k))
+                assert not page.is_visible("#hint") and page.inner_text("#hint") == ""
+                hinted += 1
+                continue
+            view = act_by_hand(page, view, choose(view, k))
+        assert view["status"] == "over"
+        assert marked > 0, "no card of the bot's moves was marked on the table"
+        assert hinted == 1
+        page.wait_for_selector("#end-dialog[open]")
+        assert page.locator("#end-graph svg .axis-title").count() == 2
+        page.click("#btn-end-close")
+        assert page.is_disabled("#btn-undo") and page.is_disabled("#btn-resign")
+        assert not page.browser_dialogs
+
+
+def test_a_few_decisions_against_the_default_bot_at_each_size(browser, tmp_path):
+    """The default bot (ISMCTS, its time capped to 0.05 s here) at the three
+    sizes: the same checks at each decision; the opponent named for people,
+    its spec in a tooltip; Resign asks in the page's own dialog."""
+    app = create_app(tmp_path / "data", Limits(max_time=0.05, review_iterations=30))
+    with serve_in_thread(app) as url:
+        for width, height in SIZES:
+            with open_page(browser, width, height) as page:
+                page.browser_dialogs = []
+                page.on("dialog", lambda d: (page.browser_dialogs.append(d.message), d.dismiss()))
+                page.goto(url)
+                page.wait_for_selector("#new-dialog[open]")
+                page.fill("input[name=seed]", "8")
+                page.click("#btn-start")
+                view = settled(page)
+                assert view["bot"] == DEFAULT_BOT
+                who = page.locator("[data-testid=opponent-name]")
+                assert who.inner_text().startswith("Bot: ISMCTS, ") and \
+                    who.get_attribute("title").endswith(DEFAULT_BOT)
+                marked = 0
+                for k in range(6):
+                    marked += check_decision(page, view, width, height)
+                    view = act_by_hand(page, view, choose(view, k))
+                    if view["status"] == "over":
+                        break
+                assert marked > 0
+                page.click("#btn-resign")
+                page.wait_for_selector("#confirm-dialog[open]")
+                page.click("#confirm-no")
+                assert settled(page)["status"] == "human"
+                page.click("#btn-resign")
+                page.click("#confirm-yes")
+                page.wait_for_function("() => window.wildhorn.view.status === 'over'")
+                assert page.is_disabled("#btn-undo") and page.is_disabled("#btn-resign")
+                assert not page.browser_dialogs
+
+
+def test_reference_piles_and_review_steps(page, server):
+    """The reference (every card, every ruling) one click away; the piles
+    open; the review steps with buttons and arrow keys and marks the
+    better move on the table."""
+    view = start(page, server, seed=41)
+    page.click("#btn-reference")
+    page.wait_for_selector("#ref-dialog[open]")
+    assert page.locator("#ref-cards .ref-card").count() == 46
+    page.click("#ref-tab-rules")
+    assert page.locator("#ref-rules .ref-rule").count() >= 36
+    page.fill("#ref-filter", "R27")
+    assert page.is_visible("#rule-R27") and not page.is_visible("#rule-R5")
+    page.click("#btn-ref-close")
+    for k in range(400):
+        if view["status"] == "over":
+            break
+        view = click_action(page, view, choose(view, k))
+    page.wait_for_selector("#end-dialog[open]")
+    page.click("#btn-end-close")
+    gone = view["piles"][view["bot_side"]]
+    page.click(f"[data-testid=pile-{view['bot_side']}]")
+    assert page.locator("#pile-cards .card").count() == len(gone)
+    page.click("#btn-pile-close")
+    page.click("#btn-review")
+    page.wait_for_function("() => /Rated (\\d+) of \\1 /.test("
+                           "document.querySelector('#review-progress').textContent)",
+                           timeout=300_000)
+    assert page.locator("#review-graph svg .axis-title").count() == 2
+    review = page.evaluate("() => fetch(`/api/games/${window.wildhorn.id}/review`).then(r => r.json())")
+    worse = [d["index"] for d in review["decisions"] if d.get("loss")]
+    page.click("#review-dialog details summary")
+    first = worse[0] if worse else 1
+    page.click(f"#review-moves li[data-index='{first}']")
+    page.wait_for_selector("#review-banner:not([hidden])")
+    assert page.evaluate("() => window.wildhorn.view.review_step.index") == first
+    assert page.is_disabled("#btn-undo") and page.is_disabled("#btn-resign")
+    if worse:
+        best = page.evaluate("() => window.wildhorn.view.review_step.best_action")
+        if best and (best.get("card") or best.get("target") or best.get("zone")):
+            assert page.locator(".rv-best").count() >= 1
+        assert "better:" in page.inner_text("#review-banner")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("k => window.wildhorn.view.review_step.index === k", arg=first + 1)
+    page.click("#btn-review-prev")
+    page.wait_for_function("k => window.wildhorn.view.review_step.index === k", arg=first)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("k => window.wildhorn.view.review_step.index === k", arg=first - 1)
+    assert not page.is_visible("#hint")
+    page.click("#btn-review-back")
+    page.wait_for_function("() => window.wildhorn.view.status === 'over'")
+    assert not page.browser_dialogs

@@ -529,3 +529,16 @@ def test_development_doc_describes_every_test_marker():
     text = _text("development.md")
     missing = [m for m in markers if f"`{m}`" not in text]
     assert not missing, f"docs/development.md does not describe the markers {missing}"
+
+
+def test_the_page_s_rules_summary_is_docs_rules_md_s():
+    """The web table's reference (GET /api/reference) serves a packaged copy
+    of docs/rules.md's rulings (an installed package has no docs/): it must
+    say what the page says.  Regenerate with
+    ``python -m apps.server.reference docs/rules.md``."""
+    from apps.server import reference
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    made = reference.summary(text)
+    assert reference.rules() == made, "run: python -m apps.server.reference docs/rules.md"
+    numbered = re.findall(r"^## ((?:R|D)\d+)\. ", text, re.M)
+    assert [r["id"] for r in made] == numbered and len(numbered) >= 36

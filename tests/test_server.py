@@ -99,9 +99,9 @@ def test_bad_requests_are_4xx_and_leave_the_game_unchanged(client):
     illegal = next(a for a in range(300) if a not in legal)
     cases = [
         (client.post(f"/api/games/{gid}/action", json={"action": illegal, "version": view["version"]}),
-         400, "not legal"),
+         400, "not possible in this position"),
         (client.post(f"/api/games/{gid}/action", json={"action": view["actions"][0]["id"],
-                                                       "version": "0123456789abcdef"}), 409, "stale"),
+                                                       "version": "0123456789abcdef"}), 409, "the table has changed"),
         (client.post(f"/api/games/{gid}/action", content=b"{not json"), 400, "malformed JSON"),
         (client.post(f"/api/games/{gid}/action", json=[1, 2]), 400, "JSON object"),
         (client.post(f"/api/games/{gid}/action", json={"action": "x", "version": view["version"]}),
@@ -129,7 +129,7 @@ def test_a_double_click_is_refused_as_stale(client):
     assert client.post(f"/api/games/{gid}/action", json=body).status_code == 200
     after = client.get(f"/api/games/{gid}").json()
     second = client.post(f"/api/games/{gid}/action", json=body)
-    assert second.status_code == 409 and "stale" in second.json()["error"]
+    assert second.status_code == 409 and "the table has changed" in second.json()["error"]
     assert client.get(f"/api/games/{gid}").json() == after
 
 
@@ -460,3 +460,107 @@ def test_openapi_table_and_routes_cannot_drift_apart():
         openapi.check_table(rows, routes + [Route("/api/extra", endpoint, methods=["POST"])])
     with pytest.raises(ValueError, match="POST /api/games/{}/undo is listed but not served"):
         openapi.check_table(rows, routes[:1])
+
+
+def test_the_view_shows_what_happened_since_your_last_decision(client):
+    """last_move: the bot's moves in words (chance apart: a draw is never
+    a bot move), every card it moved, placed, attacked with... with its
+    role, the dice of each roll settled with bullets and modifiers; the
+    piles of cards gone per side; the bot named for people."""
+    rng = random.Random(5)
+    view = to_human(client, new_game(client, side="polish", seed=3))
+    assert view["bot_label"] == "Bot: Random, any legal move at random"
+    roles, rolls, chance = set(), [], 0
+    for _ in range(400):
+        if view["status"] == "over":
+            break
+        last = view["last_move"]
+        assert last["side"] == "german"
+        assert not any(re.search(r"draws a card|Rocket card revealed", m) for m in last["moves"])
+        chance += len(last["chance"])
+        for c in last["cards"]:
+            assert c["role"] in {"placed", "played", "activated", "moved", "attacker", "targeted",
+                                 "refreshed", "destroyed", "sent_home"}
+            roles.add(c["role"])
+            if c["role"] not in ("destroyed", "sent_home", "targeted"):
+                assert c["side"] == "german"
+        for d in last["dice"]:
+            rolls.append(d)
+            assert d["title"] in ("Attack", "Search", "Spy", "Sturmwind")
+            for r in d["rolls"]:
+                assert r["total"] == r["die"] + r["bullets"] + r["modifier"]
+                assert 1 <= r["die"] <= 6
+        pend = view["pending"]
+        if pend and pend["kind"] == "attack" and pend["dice"]:
+            assert [r["die"] for r in pend["rolls"]][:len(pend["dice"])] == pend["dice"]
+        for side, pile in view["piles"].items():
+            assert all(c["side"] == side for c in pile)
+        assert sum(map(len, view["piles"].values())) == len(view["gone"])
+        act = rng.choice(view["actions"])["id"]
+        res = client.post(f"/api/games/{view['id']}/action",
+                          json={"action": act, "version": view["version"]})
+        view = to_human(client, res.json())
+    assert {"placed", "activated"} <= roles and chance > 0
+    assert any(d["action"] == "attack" and len(d["rolls"]) == 2 for d in rolls)
+    over = view
+    assert over["status"] == "over" and not over["can_undo"] and not over["can_resign"]
+    res = client.post(f"/api/games/{over['id']}/undo")
+    assert res.status_code == 409 and "over" in res.json()["error"]
+
+
+def test_bot_labels_name_the_bot_for_people():
+    from apps.server.views import bot_label
+    assert bot_label("ismcts:time=1.0") == "Bot: ISMCTS, 1 s per move"
+    assert bot_label("oos:time=0.5") == "Bot: OOS, 0.5 s per move"
+    assert bot_label("ismcts:iterations=3000") == "Bot: ISMCTS, 3,000 iterations per move"
+    assert bot_label("heuristic") == "Bot: Heuristic"
+
+
+def test_reference_serves_every_card_and_every_ruling(client):
+    ref = client.get("/api/reference").json()
+    assert len(ref["cards"]) == 46 and all(c["text"] for c in ref["cards"])
+    ids = [r["id"] for r in ref["rules"]]
+    assert ids[:30] == [f"R{i}" for i in range(1, 31)] and "D1" in ids
+    assert all(r["title"] and r["text"] and "Engine:" not in r["text"] for r in ref["rules"])
+
+
+def test_the_review_step_marks_the_chosen_and_the_better_move(client):
+    view = to_human(client, new_game(client, side="polish", seed=4))
+    gid = view["id"]
+    store = client.app.state.store
+    for _ in range(3):
+        view = to_human(client, step(client, view).json())
+    past = client.get(f"/api/games/{gid}/review/1").json()
+    step_ = past["review_step"]
+    assert past["status"] == "review" and not past["can_undo"] and not past["can_resign"]
+    assert step_["chosen_action"]["text"] and "best_action" not in step_
+    # once rated (here: a rating written as the review writes it), the better move is marked
+    game = store.get(gid)
+    record = game.record
+    core, chosen, _ = record.decision(1)
+    other = next(a for a in core.legal_actions() if a != chosen)
+    game.review = {"version": record.version(), "done": 2, "total": 2, "budget": "",
+                   "decisions": [{"index": 1, "loss": 0.2, "best_value": 0.6, "chosen_value": 0.4,
+                                  "best": core.action_string(record.human, other)}]}
+    step_ = client.get(f"/api/games/{gid}/review/1").json()["review_step"]
+    assert step_["best_action"]["id"] == other and step_["loss"] == 0.2
+
+
+def test_the_view_s_fields_are_in_the_openapi_document_and_in_api_js(client):
+    """Every field of a view is named by the OpenAPI document's View schema
+    and by api.js's View typedef (the page's types), so the three stay in step."""
+    from pathlib import Path
+    view = to_human(client, new_game(client, side="polish", seed=12))
+    doc = client.get("/api/openapi.json").json()
+    schema = doc["components"]["schemas"]["View"]["properties"]
+    assert set(view) <= set(schema), set(view) - set(schema)
+    assert set(view["last_move"]) == set(doc["components"]["schemas"]["LastMove"]["properties"])
+    js = (Path(server_app.__file__).with_name("static") / "api.js").read_text()
+    typedef = js[js.index("@typedef {object} View"):]
+    typedef = typedef[:typedef.index("*/")]
+    typed = set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", typedef))
+    loose = {"fragments", "rockets", "decks", "save_error", "thinking", "seed", "bot_hand"}
+    assert set(view) - loose <= typed, set(view) - loose - typed
+    last = js[js.index("@typedef {object} LastMove"):]
+    last = last[:last.index("*/")]
+    assert set(view["last_move"]) <= set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", last))

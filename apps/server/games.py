@@ -34,8 +34,8 @@ from apps.record import (DEFAULT_BOT, GameRecord, bot_request, bot_search, hint_
 from bots import BotSpecError, report_progress
 from bots.registry import available_cores
 from bots.spec import BotSpec
-from solver.errors import (BusyError, ParameterError, RequestError, SerializationError,
-                           StaleActionError, UnknownGameError)
+from solver.errors import (BusyError, IllegalActionError, ParameterError, RequestError,
+                           SerializationError, StaleActionError, UnknownGameError)
 from solver import Core
 from solver.vocabulary import SIDES
 
@@ -158,8 +158,8 @@ class ServerGame:
 
     def check_version(self, version: Any) -> None:
         if version != self.record.version():
-            raise StaleActionError("stale request: the game has moved on since this page "
-                                   "was drawn (reload the view)")
+            raise StaleActionError("the table has changed since you chose: that move was not "
+                                   "made, choose again")
 
     def tasks(self) -> list[asyncio.Future]:
         return [t for t in (self.task, self.hint_task, self.review_task) if t is not None]
@@ -372,12 +372,21 @@ class GameStore:
     def act(self, game: ServerGame, action: Any, version: Any) -> None:
         """The human's action (checked against the version the page drew)."""
         game.check_version(version)
-        game.record.human_act(action)
+        record = game.record
+        if record.status() == "human" and isinstance(action, int) \
+                and not isinstance(action, bool) and action not in record.core.legal_actions():
+            # the page offers only legal moves: a player never sees an action id
+            raise IllegalActionError("that move is not possible in this position: choose one "
+                                     "of the moves offered")
+        record.human_act(action)
         self.autosave(game)
 
     def undo(self, game: ServerGame) -> None:
         if game.task is not None and not game.task.done():
             game.task.cancel()
+        if game.record.status() == "over":
+            raise StaleActionError("the game is over: nothing to take back (start a new game, "
+                                   "or review this one)")
         if not game.record.undo():
             raise RequestError("nothing to undo: you have made no decision yet")
         self.autosave(game)

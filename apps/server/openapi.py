@@ -24,6 +24,65 @@ STREAMS = ("/progress", "/events")     # server-sent events
 DOWNLOADS = ("/save", "/export")       # a file to save (JSON)
 ERROR = {"type": "object", "required": ["error"],
          "properties": {"error": {"type": "string", "description": "one line: what is wrong"}}}
+_OBJ, _STR, _INT, _BOOL = {"type": "object"}, {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_CARDS = {"type": "array", "items": {"$ref": "#/components/schemas/Card"}}
+DIE = {"type": "object", "description": "one die of a roll as the table draws it",
+       "properties": {"side": _STR, "card": {"type": ["string", "null"]},
+                      "die": {"type": ["integer", "null"], "description": "null: not rolled yet"},
+                      "bullets": _INT, "modifier": _INT, "total": {"type": ["integer", "null"]}}}
+SCHEMAS: dict[str, Any] = {
+    "Error": ERROR,
+    "Card": {"type": "object", "description": "a card as a view shows it",
+             "properties": {"number": _STR, "name": _STR, "side": _STR, "kind": _STR,
+                            "bullets": _INT, "abilities": {"type": "array", "items": _STR},
+                            "text": _STR, "exhausted": _BOOL}},
+    "Die": DIE,
+    "LastMove": {
+        "type": "object", "description": "what happened since the human's last decision",
+        "properties": {
+            "since": {"type": "integer", "description": "the log entry where it begins"},
+            "side": {"type": "string", "description": "the bot's side"},
+            "moves": {"type": "array", "items": _STR, "description": "the bot's moves in words"},
+            "chance": {"type": "array", "items": _STR,
+                       "description": "what chance and the rules did (never a bot move)"},
+            "cards": {"type": "array", "items": {"type": "object", "properties": {
+                "number": _STR, "side": _STR, "role": {"enum": [
+                    "placed", "played", "activated", "moved", "attacker", "targeted",
+                    "refreshed", "destroyed", "sent_home"]}}}},
+            "dice": {"type": "array", "items": {"type": "object", "properties": {
+                "action": _STR, "title": _STR, "success": _BOOL, "needed": {"type": ["integer", "null"]},
+                "text": _STR, "rolls": {"type": "array", "items": {"$ref": "#/components/schemas/Die"}}}}},
+            "alternatives": {"type": ["array", "null"]}}},
+    "View": {
+        "type": "object", "description": "the game as the human side sees it (api.js's View)",
+        "properties": {
+            "id": _STR, "version": {"type": "string", "description": "names the position"},
+            "status": {"enum": ["human", "bot", "over", "review"]}, "you": _STR, "bot_side": _STR,
+            "bot": {"type": "string", "description": "the bot's spec"},
+            "bot_label": {"type": "string", "description": "the bot named for people"},
+            "turn": _INT, "turns": _INT, "phase": _STR, "zones": {"type": "array"},
+            "hand": _CARDS, "in_play": _CARDS, "gone": _CARDS,
+            "piles": {"type": "object", "additionalProperties": _CARDS,
+                      "description": "the cards gone, by side"},
+            "pending": {"type": ["object", "null"], "properties": {
+                "kind": _STR, "actor": _STR, "text": _STR,
+                "dice": {"type": "array", "items": _INT}, "modifiers": {"type": "array", "items": _INT},
+                "rolls": {"type": "array", "items": {"$ref": "#/components/schemas/Die"}}}},
+            "last_move": {"$ref": "#/components/schemas/LastMove"},
+            "can_undo": _BOOL, "can_resign": _BOOL, "actions": {"type": "array"},
+            "log": {"type": "array"}, "log_size": _INT, "score": _OBJ,
+            "win_estimates": {"type": "array", "items": {"type": "number"}},
+            "result": _OBJ, "review_step": _OBJ, "title": _STR, "prompt": _STR,
+            "seed": _INT, "bot_hand": _INT, "decks": _OBJ, "fragments": _OBJ, "rockets": _OBJ,
+            "save_error": {"type": ["string", "null"]},
+            "thinking": {"type": ["number", "null"],
+                         "description": "seconds the bot has been thinking, or null"}}},
+    "Reference": {
+        "type": "object", "description": "every card's full text and the rulings by number",
+        "properties": {"cards": {"type": "array"}, "source": _STR,
+                       "rules": {"type": "array", "items": {"type": "object", "properties": {
+                           "id": _STR, "title": _STR, "part": _STR, "text": _STR}}}}},
+}
 
 
 def parse_table(text: str) -> list[dict[str, Any]]:
@@ -94,6 +153,11 @@ def _operation(method: str, path: str, row: dict[str, Any]) -> dict[str, Any]:
                              "content": {"application/json": {"schema": {"type": "object"}}}}
     if path.endswith(STREAMS):
         ok = {"text/event-stream": {"schema": {"type": "string"}}}
+    elif "-> view" in row["summary"] or row["summary"].startswith("the view") \
+            or "the table at" in row["summary"]:
+        ok = {"application/json": {"schema": {"$ref": "#/components/schemas/View"}}}
+    elif path == "/api/reference":
+        ok = {"application/json": {"schema": {"$ref": "#/components/schemas/Reference"}}}
     else:
         ok = {"application/json": {"schema": {"type": "object"}}}
     op["responses"] = {
@@ -121,5 +185,5 @@ def document(table_text: str, routes: Iterable[Any], version: str) -> dict[str, 
                                 "HTTP, server-sent events for searches in progress. Every "
                                 "error is a 4xx answer {\"error\": message} and changes nothing."},
         "paths": dict(sorted(paths.items())),
-        "components": {"schemas": {"Error": ERROR}},
+        "components": {"schemas": SCHEMAS},
     }

@@ -4,6 +4,7 @@ Route table::
 
     GET    /api/openapi.json              this API as an OpenAPI 3.1 document
     GET    /api/bots                      the bot specs to choose from
+    GET    /api/reference                 every card's full text and the rulings by number
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from apps.record import DEFAULT_BOT
+from apps.server import reference as rules_reference
+from apps.server.views import bot_label
 from solver import vocabulary
 
 TABLE = __doc__.split("::", 1)[1].strip()
@@ -43,7 +46,16 @@ async def openapi_json(request: Request) -> Response:
 
 async def bots(request: Request) -> Response:
     return JSONResponse({"bots": BOTS, "default": DEFAULT_BOT,
+                         "labels": {spec: bot_label(spec) for spec in BOTS},
                          "max_time": request.app.state.limits.max_time})
+
+
+async def reference(request: Request) -> Response:
+    """``GET /api/reference``: the card set's cards with their full text (as
+    the board lists them) and the rulings by number (the packaged copy of
+    docs/rules.md's, :mod:`apps.server.reference`)."""
+    return JSONResponse({"cards": request.app.state.cards, "rules": rules_reference.rules(),
+                         "source": "docs/rules.md"})
 
 
 routes = [
@@ -51,5 +63,6 @@ routes = [
     Route("/api", api),
     Route("/api/openapi.json", openapi_json),
     Route("/api/bots", bots),
+    Route("/api/reference", reference),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]

@@ -71,27 +71,94 @@
  *
  * @typedef {object} LogEntry
  * @property {string} who a side, or "game"
+ * @property {string} [kind] what it tells (apps/narration.py's Kind): "decision", "roll", "draw"...
  * @property {string} text
+ * @property {number} [value] the human's chance as the bot rated it
  * @property {Alternative[]} [alternatives] the bot's other candidates
  *
- * @typedef {object} Pending
+ * @typedef {object} Pending the action under way (an attack, a search...)
+ * @property {string} kind
+ * @property {string} actor the side acting
  * @property {string} text
+ * @property {number[]} dice rolled so far
+ * @property {number[]} modifiers by die: the attacker's, the defender's
  * @property {string} [totals]
  * @property {number} [needed]
+ * @property {DieRoll[]} [rolls] the dice of an attack, search or spy (a die not rolled yet is null)
+ */
+
+/**
+ * One die of a roll as the table draws it.
+ * @typedef {object} DieRoll
+ * @property {string} side who rolls it
+ * @property {string | null} card the card rolling it
+ * @property {number | null} die its face (null: not rolled yet)
+ * @property {number} bullets added to the die (an attack's cards)
+ * @property {number} modifier the cards played on it (Good Luck, Bad Luck, Assistance)
+ * @property {number | null} total
+ *
+ * @typedef {object} SettledRoll a roll whose outcome is known
+ * @property {string} action "attack", "search" or "steal"
+ * @property {string} title the roll as a player names it: "Attack", "Search", "Spy", "Sturmwind"
+ * @property {boolean} success
+ * @property {number | null} [needed] what a search or spy needs
+ * @property {DieRoll[]} rolls the attacker's die first
+ * @property {string} text the outcome in words
+ *
+ * @typedef {object} MarkedCard a card the table marks
+ * @property {string} number
+ * @property {"placed" | "played" | "activated" | "moved" | "attacker" | "targeted" | "refreshed" |
+ *            "destroyed" | "sent_home"} role what it did or what was done to it
+ * @property {string} side
+ *
+ * @typedef {object} LastMove what happened since the human's last decision
+ * @property {number} since the log entry where it begins
+ * @property {string} side the bot's side
+ * @property {string[]} moves the bot's moves in words
+ * @property {string[]} chance what chance did (draws, Rocket cards, dice), never called a move
+ * @property {MarkedCard[]} cards
+ * @property {SettledRoll[]} dice
+ * @property {Alternative[] | null} alternatives the bot's other candidates at its last rated move
+ */
+
+/**
+ * An action of a past decision, as the review marks it on the table.
+ * @typedef {object} MarkedAction
+ * @property {number} id
+ * @property {string} text
+ * @property {string} kind
+ * @property {string} [card]
+ * @property {string} [target]
+ * @property {string} [zone]
+ * @property {string[]} [same_as]
+ *
+ * @typedef {object} ReviewStep
+ * @property {number} index
+ * @property {number} of
+ * @property {string} chosen
+ * @property {MarkedAction} chosen_action
+ * @property {MarkedAction} [best_action] the better move, once the review has rated it
+ * @property {string} [best]
+ * @property {number | null} [loss]
+ * @property {number | null} [best_value]
+ * @property {number | null} [chosen_value]
  */
 
 /**
  * The game as the human side sees it (GET /api/games/{id}).
  * @typedef {object} View
  * @property {string} id
- * @property {number} version
+ * @property {string} version names the position (an action sent for another is refused)
  * @property {number} turn
  * @property {number} turns
  * @property {string} title
  * @property {string} bot the bot's spec
+ * @property {string} bot_label the bot named for people ("Bot: ISMCTS, 1 s per move")
+ * @property {string} phase
  * @property {Record<string, number>} score by side
  * @property {"human" | "bot" | "review" | "over"} status
  * @property {boolean} can_undo
+ * @property {boolean} can_resign
  * @property {string} you the human's side
  * @property {string} bot_side
  * @property {number} bot_hand
@@ -100,14 +167,18 @@
  * @property {{ pool: number, wildhorn: number, hidden: number }} fragments
  * @property {Zone[]} zones
  * @property {Card[]} in_play
+ * @property {Card[]} gone
+ * @property {Record<string, Card[]>} piles the cards gone, by side
+ * @property {LastMove} last_move
  * @property {Card[]} hand
  * @property {Pending | null} pending
  * @property {string} prompt
  * @property {Action[]} actions
  * @property {LogEntry[]} log
+ * @property {number} log_size the whole log's length (log holds its end)
  * @property {number[]} win_estimates
  * @property {{ you_win: boolean, text: string }} [result]
- * @property {{ index: number, of: number, chosen: string }} [review_step]
+ * @property {ReviewStep} [review_step]
  */
 
 /**
@@ -192,7 +263,22 @@
  * @typedef {object} Bots
  * @property {string[]} bots
  * @property {string} default
+ * @property {Record<string, string>} labels each spec named for people
  * @property {number} max_time
+ */
+
+/**
+ * GET /api/reference: every card and the rulings by number.
+ * @typedef {object} Ruling
+ * @property {string} id "R9", "D1"
+ * @property {string} title
+ * @property {string} part the part of the rules it belongs to
+ * @property {string} text what it says, in a player's words
+ *
+ * @typedef {object} Reference
+ * @property {SetCard[]} cards
+ * @property {Ruling[]} rules
+ * @property {string} source
  */
 
 /**
@@ -200,6 +286,9 @@
  * @typedef {object} SetCard
  * @property {string} number
  * @property {string} name
+ * @property {string} [type_name]
+ * @property {string} [kind]
+ * @property {number} [bullets]
  * @property {string} side
  * @property {Record<string, number | boolean>} abilities name: number to roll, or true
  * @property {string} text

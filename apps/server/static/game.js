@@ -4,8 +4,9 @@
 
 import { renderAdvice } from "./advice_view.js";
 import { api, ApiError } from "./api.js";
+import { askConfirm } from "./dialogs.js";
 import { $, el, showError, sleep } from "./dom.js";
-import { drawTable, hideMenu } from "./table.js";
+import { drawTable, followAnchor, hideMenu, menuOpen } from "./table.js";
 import { sideTitle, vocabulary } from "./vocabulary.js";
 
 /** @typedef {import("./api.js").View} View */
@@ -25,12 +26,41 @@ import { sideTitle, vocabulary } from "./vocabulary.js";
 export const game = { id: localStorage.getItem("wildhorn-game"), view: null, busy: false,
                       thinkTimer: undefined, botLoop: false, reviewing: false };
 
-/** Draws a view and makes it the game's. @param {View} view */
+/** Empties and hides the hint: it speaks of a position that is gone. */
+export function clearHint() {
+  const box = $("#hint");
+  box.hidden = true;
+  box.innerHTML = "";
+}
+
+/**
+ * Draws a view and makes it the game's; a new position (any new view: a
+ * move, a new game, the end, the review) clears the hint.
+ * @param {View} view
+ */
 export function show(view) {
+  const before = game.view;
+  if (!before || before.version !== view.version || before.id !== view.id || before.status !== view.status) clearHint();
   game.view = view;
-  localStorage.setItem("wildhorn-game", view.id);
+  if (view.status !== "review") localStorage.setItem("wildhorn-game", view.id);
   game.id = view.id;
   drawTable(view, act);
+}
+
+/**
+ * An error as a player reads it: the server's messages are written for
+ * players; a lost connection says so.
+ * @param {unknown} err
+ */
+export function playerMessage(err) {
+  if (err instanceof ApiError) {
+    if (err.status === 404 && /^unknown game/.test(err.message)) {
+      return "This game is no longer on the server (it was closed): start a new game, or load a save.";
+    }
+    return err.message;
+  }
+  if (err instanceof TypeError) return "The server did not answer: is wildhorn-solve serve still running? (Reload the page once it is.)";
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -44,18 +74,23 @@ export async function run(task) {
     showError("");
     await task();
   } catch (err) {
-    showError(err instanceof Error ? err.message : String(err));
+    showError(playerMessage(err));
     if (err instanceof ApiError && err.status === 404 && game.id) { localStorage.removeItem("wildhorn-game"); }
   } finally {
     game.busy = false;
   }
 }
 
-/** The human takes an action, then the bot moves. @param {number} actionId */
-function act(actionId) {
+/**
+ * The human takes an action chosen in the position ``version``, then the
+ * bot moves.  A click from a menu or list of an older position is ignored.
+ * @param {number} actionId @param {string} version
+ */
+function act(actionId, version) {
   hideMenu();
+  const view = game.view;
+  if (!view || view.version !== version || view.status !== "human" || game.busy) return;
   run(async () => {
-    const version = game.view ? game.view.version : null;
     show(await api("POST", `/api/games/${game.id}/action`, { action: actionId, version }));
   }).then(botTurns);
 }
@@ -85,7 +120,7 @@ async function botTurns() {
       try {
         view = await api("POST", `/api/games/${game.id}/bot`);
       } catch (err) {
-        showError(err instanceof Error ? err.message : String(err));
+        showError(playerMessage(err));
         break;
       } finally {
         stopThinking();
@@ -109,15 +144,15 @@ export function newGameDialog() {
 }
 
 /** A new or loaded game closes the current one (its autosave goes): ask first. */
-function mayClose() {
+async function mayClose() {
   const v = game.view;
   return !v || v.status === "over" ||
-    confirm("This closes the game in progress (Save downloads it first). Go on?");
+    askConfirm("This closes the game in progress (Save downloads it first). Go on?", "Close it");
 }
 
 /** @param {HTMLFormElement} form the new-game dialog's */
 async function startGame(form) {
-  if (!mayClose()) return;
+  if (!(await mayClose())) return;
   const data = new FormData(form);
   /** @type {{ side: FormDataEntryValue | null, bot: FormDataEntryValue | null, seed?: number }} */
   const body = { side: data.get("side"), bot: data.get("bot") };
@@ -128,7 +163,8 @@ async function startGame(form) {
     const view = await api("POST", "/api/games", body);
     const end = $("#end-dialog", HTMLDialogElement);
     if (end.open) end.close();
-    $("#hint").hidden = true;
+    clearHint();
+    game.reviewing = false;
     show(view);
     if (old && old !== view.id) api("DELETE", `/api/games/${old}`).catch(() => {});
   });
@@ -146,7 +182,9 @@ function showHint(a) {
 function shortcuts() {
   document.addEventListener("keydown", (ev) => {
     const view = game.view;
+    if (ev.key === "Escape" && menuOpen()) { ev.preventDefault(); hideMenu(); return; }
     if (ev.target instanceof HTMLElement && ev.target.tagName === "INPUT") return;
+    if (document.querySelector("dialog[open]")) return;  // a dialog has the keys
     if (!view || view.status !== "human") return;
     if (!$("#board").hidden) return;  // the analysis board is open: no game shortcuts
     const acts = view.actions;
@@ -158,7 +196,7 @@ function shortcuts() {
     else if (ev.key === "Enter" && acts.length === 1) a = acts[0];
     else if (ev.key === "h") { $("#btn-hint").click(); return; }
     else if (ev.key === "u") { $("#btn-undo").click(); return; }
-    if (a) { ev.preventDefault(); act(a.id); }
+    if (a) { ev.preventDefault(); act(a.id, view.version); }
   });
 }
 
@@ -167,6 +205,7 @@ export function setupGame() {
   $("#btn-new").onclick = newGameDialog;
   $("#btn-end-new").onclick = () => { $("#end-dialog", HTMLDialogElement).close(); newGameDialog(); };
   $("#btn-end-close").onclick = () => $("#end-dialog", HTMLDialogElement).close();
+  $("#btn-pile-close").onclick = () => $("#pile-dialog", HTMLDialogElement).close();
   $("#new-form").addEventListener("submit", (ev) => {
     const submitter = /** @type {SubmitEvent} */ (ev).submitter;
     if (submitter instanceof HTMLButtonElement && submitter.value === "start") {
@@ -176,46 +215,69 @@ export function setupGame() {
     }
   });
   $("#btn-hint").onclick = () => run(async () => {
+    const view = game.view;
+    if (!view || view.status !== "human") return;
     const box = $("#hint");
     box.hidden = false;
     box.textContent = "Thinking about your position\u2026";
-    showHint(await api("POST", `/api/games/${game.id}/hint`));
+    /** @type {import("./api.js").Advice} */
+    const advice = await api("POST", `/api/games/${game.id}/hint`);
+    // the position may have changed meanwhile: a hint of another position is dropped
+    if (game.view && game.view.version === view.version && game.view.status === "human") showHint(advice);
+    else clearHint();
   });
-  $("#btn-undo").onclick = () => run(async () => {
-    show(await api("POST", `/api/games/${game.id}/undo`));
-    $("#hint").hidden = true;
-  });
-  $("#btn-resign").onclick = () => {
-    if (confirm("Resign this game?")) run(async () => show(await api("POST", `/api/games/${game.id}/resign`)));
+  $("#btn-undo").onclick = () => {
+    if (game.view && game.view.can_undo) run(async () => show(await api("POST", `/api/games/${game.id}/undo`)));
+  };
+  $("#btn-resign").onclick = async () => {
+    if (!game.view || !game.view.can_resign) return;
+    if (await askConfirm("Resign this game? The bot wins it.", "Resign")) {
+      run(async () => show(await api("POST", `/api/games/${game.id}/resign`)));
+    }
   };
   $("#btn-save").onclick = () => { window.location.href = `/api/games/${game.id}/save`; };
   const fileLoad = $("#file-load", HTMLInputElement);
   fileLoad.onchange = () => {
     const file = fileLoad.files && fileLoad.files[0];
     fileLoad.value = "";
-    if (!file || !mayClose()) return;
-    run(async () => {
+    if (!file) return;
+    mayClose().then(async (yes) => { if (yes) await run(async () => {
       const text = await file.text();
       const old = game.id;
       /** @type {View} */
       const view = await api("POST", `/api/games/load?name=${encodeURIComponent(file.name)}`, text);
       show(view);
       if (old && old !== view.id) api("DELETE", `/api/games/${old}`).catch(() => {});
-    }).then(botTurns);
+    }); }).then(botTurns);
   };
   $("#side-select").append(...vocabulary.sides.map((s) => el("option", { value: s, text: sideTitle(s) })),
                           el("option", { value: "random", text: "random" }));
   const botTime = $("#bot-time", HTMLInputElement);
-  botTime.onchange = () => run(async () => {
-    show(await api("POST", `/api/games/${game.id}/settings`, { time: Number(botTime.value) }));
-  });
+  botTime.onchange = () => {
+    const t = Number(botTime.value), max = Number(botTime.max || "10");
+    if (!(t >= 0.1 && t <= max)) {
+      showError(`The bot's time per move goes from 0.1 to ${max} seconds.`);
+      if (game.view) botTime.value = (game.view.bot.match(/time=([0-9.]+)/) || [null, "1.0"])[1];
+      return;
+    }
+    run(async () => {
+      show(await api("POST", `/api/games/${game.id}/settings`, { time: t }));
+    });
+  };
+  // a card's menu closes on a click anywhere else, and when the page scrolls or resizes under it
   document.addEventListener("click", (ev) => {
-    if (ev.target instanceof Element && !ev.target.closest("#menu") && !ev.target.closest(".card")) hideMenu();
-  });
+    if (ev.target instanceof Element && !ev.target.closest("#menu")) hideMenu();
+  }, true);
+  window.addEventListener("resize", () => hideMenu());
+  // the page, or a strip holding the menu's card, scrolled: the menu would float away from its card
+  document.addEventListener("scroll", followAnchor, { capture: true, passive: true });
   shortcuts();
   api("GET", "/api/bots").then((/** @type {import("./api.js").Bots} */ b) => {
     const sel = $("#bot-select");
-    for (const spec of b.bots) sel.append(el("option", { value: spec, text: spec, selected: spec === b.default }));
+    for (const spec of b.bots) {
+      sel.append(el("option", { value: spec, text: (b.labels && b.labels[spec] || spec).replace(/^Bot: /, ""),
+                                title: spec, selected: spec === b.default }));
+    }
     botTime.max = String(b.max_time);
   });
   const id = game.id;

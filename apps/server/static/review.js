@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { $, el, showError, sleep } from "./dom.js";
-import { game, run, show } from "./game.js";
+import { clearHint, game, playerMessage, run, show } from "./game.js";
 import { estimates, graph, pct } from "./graph.js";
 
 /** @typedef {import("./api.js").Review} Review */
@@ -28,7 +28,7 @@ function drawReview(r) {
   const g = $("#review-graph");
   g.innerHTML = "";
   const series = [{ values: rated, cls: "review-line", label: "the review's value of each of your rated decisions" }];
-  g.append(graph(game.view ? [estimates(game.view), ...series] : series));
+  g.append(graph(game.view ? [estimates(game.view), ...series] : series, { xLabel: "moves and decisions, first to last" }));
   $("#review-progress").textContent = r.total === 0 ? "No decision of yours to rate yet." :
     `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".");
   const ml = $("#review-mistakes");
@@ -44,6 +44,7 @@ function drawReview(r) {
 async function showReview() {
   const view = game.view;
   if (!view) return;
+  clearHint();
   const g = $("#review-graph");
   g.innerHTML = "";
   g.append(graph([estimates(view)]));
@@ -58,7 +59,29 @@ async function showReview() {
       r = await api("GET", `/api/games/${game.id}/review`);
       drawReview(r);
     }
-  } catch (err) { showError(err instanceof Error ? err.message : String(err)); }
+  } catch (err) { showError(playerMessage(err)); }
+}
+
+/**
+ * Marks an action of the reviewed decision on the table: its card (or
+ * target, or zone) with a class and a badge.
+ * @param {import("./api.js").MarkedAction} a @param {string} cls @param {string} words
+ */
+function markAction(a, cls, words) {
+  const numbers = [a.card, a.target].filter(Boolean);
+  let marked = false;
+  for (const n of numbers) {
+    document.querySelectorAll(`#table .card[data-number="${n}"], #dock .card[data-number="${n}"]`).forEach((e) => {
+      e.classList.add(cls);
+      e.append(el("span", { class: `rv-badge ${cls}`, text: words }));
+      marked = true;
+    });
+  }
+  if (a.zone) {
+    const z = document.querySelector(`.zone[data-zone="${a.zone}"]`);
+    if (z) { z.classList.add(cls); z.querySelector(".zone-head")?.append(el("span", { class: `rv-badge ${cls}`, text: words })); marked = true; }
+  }
+  return marked;
 }
 
 /** The table as it was at the human's k-th decision. @param {number} k */
@@ -72,15 +95,54 @@ async function stepTo(k) {
     game.reviewing = true;
     show(view);
     const step = view.review_step;
-    $("#review-banner-text").textContent =
-      `The table at your decision ${k + 1} of ${step ? step.of : "?"}; you chose: ${step ? step.chosen : "?"}`;
+    if (!step) return;
+    const text = $("#review-banner-text");
+    text.innerHTML = "";
+    text.append(el("b", { text: `Your decision ${k + 1} of ${step.of}` }), ": ",
+                el("span", { class: "rv-chosen-text", text: step.chosen }));
+    markAction(step.chosen_action, "rv-chosen", "you chose");
+    if (step.best_action) {
+      markAction(step.best_action, "rv-best", "better");
+      text.append(el("span", { class: "rv-best-text", "data-testid": "review-better",
+                               text: ` — better: ${step.best_action.text} (${pct(step.best_value)} instead of ${pct(step.chosen_value)})` }));
+    } else if (step.loss !== undefined && step.loss !== null) {
+      text.append(el("span", { text: ` — fine (${pct(step.chosen_value)})` }));
+    } else {
+      text.append(el("span", { class: "b-note", text: " (not rated yet: open Review to rate your decisions)" }));
+    }
+    $("#btn-review-prev", HTMLButtonElement).disabled = k <= 0;
+    $("#btn-review-next", HTMLButtonElement).disabled = k >= step.of - 1;
     $("#review-banner").hidden = false;
-  } catch (err) { showError(err instanceof Error ? err.message : String(err)); }
+  } catch (err) { showError(playerMessage(err)); }
+}
+
+/** @param {number} delta -1: the decision before, +1: the one after */
+function stepBy(delta) {
+  const step = game.view && game.view.review_step;
+  if (!game.reviewing || !step) return;
+  const k = step.index + delta;
+  if (k >= 0 && k < step.of) stepTo(k);
+}
+
+/** Opens the review at the end of a game. */
+export function reviewGame() {
+  const end = $("#end-dialog", HTMLDialogElement);
+  if (end.open) end.close();
+  showReview();
 }
 
 /** Wires the review's buttons. */
 export function setupReview() {
   $("#btn-review").onclick = showReview;
+  $("#btn-end-review").onclick = reviewGame;
+  $("#btn-review-prev").onclick = () => stepBy(-1);
+  $("#btn-review-next").onclick = () => stepBy(1);
+  document.addEventListener("keydown", (ev) => {
+    if (!game.reviewing || document.querySelector("dialog[open]")) return;
+    if (ev.target instanceof HTMLElement && ev.target.tagName === "INPUT") return;
+    if (ev.key === "ArrowLeft") { ev.preventDefault(); stepBy(-1); }
+    else if (ev.key === "ArrowRight") { ev.preventDefault(); stepBy(1); }
+  });
   $("#btn-review-close").onclick = () => $("#review-dialog", HTMLDialogElement).close();
   $("#btn-review-back").onclick = () => run(async () => {
     game.reviewing = false;
