@@ -12,6 +12,7 @@ from bots import _budget
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
+from bots._policy import heuristic_best
 from exact.endgame import Solution, Solver as EndgameSolver, solvable, solve as solve_endgame
 from solver import Core
 from solver.game import game_for_config
@@ -81,6 +82,36 @@ class RandomBot(Bot):
 ENDGAME_SHARE = 0.5
 ENDGAME_NODES_PER_ITERATION = 50
 
+# A decided game (``decided=heuristic``): the search's win estimate for the
+# side to move beyond these bounds, and every action's value within this
+# many standard errors of the best one's (the 95% two-sided normal quantile).
+DECIDED_LOW = 0.01
+DECIDED_HIGH = 0.99
+DECIDED_Z = 1.96
+
+
+def is_decided(stats: dict[str, Any]) -> bool:
+    """True when a search's statistics say the game is decided: the win
+    estimate of the side to move (``stats["value"][stats["player"]]``) is
+    above :data:`DECIDED_HIGH` or below :data:`DECIDED_LOW`, and every root
+    action's value is the same as the best one's within noise (their
+    difference at most :data:`DECIDED_Z` standard errors of the difference,
+    ``sqrt(se_a^2 + se_best^2)``).  An action the search never visited has
+    no value and is not counted."""
+    value = stats.get("value")
+    if value is None:
+        return False
+    own = value[stats["player"]]
+    if DECIDED_LOW <= own <= DECIDED_HIGH:
+        return False
+    rows = [a for a in stats["actions"] if a.get("visits", 0) > 0]
+    if not rows:
+        return False
+    best = max(rows, key=lambda a: a["value"])
+    return all(best["value"] - a["value"]
+               <= DECIDED_Z * (a["stderr"] ** 2 + best["stderr"] ** 2) ** 0.5
+               for a in rows)
+
 
 class SearchBot(Bot):
     """A bot around a Cython searcher (``engine()(seed=..., **engine_options)``)
@@ -96,15 +127,27 @@ class SearchBot(Bot):
     each); if the solve finishes, the bot plays its best action (the first
     optimal one in the legal order) and its statistics are exact
     (``stats["exact"]``); otherwise the search runs with the rest of the
-    budget, as without it."""
+    budget, as without it.
+
+    ``decided``: "heuristic" or "off".  With "heuristic", when the search
+    finds the game decided (:func:`is_decided`: the side to move's win
+    estimate above 99% or below 1% and every action worth the same within
+    noise), the bot plays the heuristic bot's choice (the first of its
+    tied-best actions, ``bots._policy.heuristic_best``), which passes when
+    nothing useful is left, instead of one of the equal actions the search
+    happens to favour; its analysis says so (``"decided": True``).  With
+    "off" it always plays the search's choice."""
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 endgame: str = "off"):
+                 endgame: str = "off", decided: str = "off"):
         super().__init__(player, seed)
         if endgame not in ("exact", "off"):
             raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
+        if decided not in ("heuristic", "off"):
+            raise BotSpecError(f"decided: expected heuristic or off, got {decided!r}")
         self.endgame = endgame
+        self.decided = decided
         self.endgame_every_action = False   # advise sets it: every action's exact value
         self._endgame_solver: EndgameSolver | None = None
         if iterations is None and time is None:
@@ -170,7 +213,11 @@ class SearchBot(Bot):
                                           time_limit=time_left, observations=observations,
                                           **self.search_options())
         self.last_stats = stats
-        return {**self.choose(stats), "value": stats["value"],
+        chosen = self.choose(stats)
+        if self.decided == "heuristic" and is_decided(stats):
+            action = heuristic_best(core)[0]
+            chosen = {**chosen, "action": action, "best": action, "decided": True}
+        return {**chosen, "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}
 
     def search_options(self) -> dict[str, Any]:
@@ -246,9 +293,9 @@ class OOSBot(SearchBot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 reuse: bool = False, endgame: str = "off"):
+                 reuse: bool = False, endgame: str = "off", decided: str = "off"):
         self.reuse = reuse
-        super().__init__(player, seed, time, iterations, engine_options, endgame)
+        super().__init__(player, seed, time, iterations, engine_options, endgame, decided)
         self._rng = random.Random(seed)
 
     @staticmethod

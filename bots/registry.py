@@ -247,6 +247,13 @@ ENDGAME = Option("endgame", _choice("exact", "off"), "off",
                  "exactly with up to half the move's budget and, if that finishes, play an "
                  "exact best action and report exact values; off: always search")
 
+DECIDED = Option("decided", _choice("heuristic", "off"), "heuristic",
+                 "heuristic: when the search's win estimate for the side to move is above "
+                 "99% or below 1% and every action's value is the same within noise (1.96 "
+                 "standard errors of the difference), play the heuristic bot's choice, which "
+                 "passes when nothing useful is left, so a decided game ends quickly; off: "
+                 "always the search's choice")
+
 
 @dataclass(frozen=True)
 class BotEntry:
@@ -280,6 +287,7 @@ BOTS: dict[str, BotEntry] = {
         INFERENCE,
         THREADS,
         ENDGAME,
+        DECIDED,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -308,6 +316,7 @@ BOTS: dict[str, BotEntry] = {
         INFERENCE,
         THREADS,
         ENDGAME,
+        DECIDED,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (
