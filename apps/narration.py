@@ -48,7 +48,7 @@ from solver.vocabulary import (HOMES, KIND_TITLES, SEARCH_ZONE, SIDE_TITLES, SID
                                ZONE_TITLES, ZONES)
 
 __all__ = ["Kind", "Entry", "Narrator", "pending_text", "option_notes", "condense",
-           "SIDE_NAMES", "ZONE_TITLES"]
+           "in_transit", "SIDE_NAMES", "ZONE_TITLES"]
 
 SIDE_NAMES = SIDE_TITLES
 """The sides as the narration names them by default (:data:`solver.vocabulary.SIDE_TITLES`)."""
@@ -620,6 +620,19 @@ def option_notes(core: Core) -> dict[int, list[str]]:
         if twins:
             notes[a] = [number[h] for h in twins]
     return notes
+
+
+def in_transit(core: Core) -> tuple[int, str] | None:
+    """The unit under way to another zone and that zone, while its movement
+    waits on a window (the Motorcycle): the log has told the move ("German
+    moves DE02 Soldiers from the Rocket Base to the Periphery"), so a table
+    draws the unit where it goes; None when no unit is moving."""
+    pend = core.pending
+    if not pend or pend["kind"] != "movement" or pend["card"] < 0 or not pend["zone"]:
+        return None
+    if core.location(pend["card"])[0] == pend["zone"]:
+        return None
+    return pend["card"], pend["zone"]
 
 
 def roll_needed(card: Any, kind: str) -> int:

@@ -339,6 +339,17 @@ class GameRecord:
             self.play_forced()
         return self.events[first:]
 
+    def undo_preview(self) -> tuple[list[dict[str, Any]], int] | None:
+        """What :meth:`undo` would take back: the log entries from the
+        human's last decision on (its own narration first) and how many of
+        the bot's decisions followed it; None if there is no decision."""
+        mine = self.human_steps()
+        if not mine:
+            return None
+        i = mine[-1]
+        bot = sum(1 for s in self.steps[i:] if s.by is Actor.BOT)
+        return [dict(e) for e in self.events[self._events_before[i]:]], bot
+
     def undo(self) -> bool:
         """Back to the human's last decision (False if there is none)."""
         mine = self.human_steps()
