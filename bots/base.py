@@ -135,7 +135,8 @@ class SearchBot(Bot):
     noise), the bot plays the heuristic bot's choice (the first of its
     tied-best actions, ``bots._policy.heuristic_best``), which passes when
     nothing useful is left, instead of one of the equal actions the search
-    happens to favour; its analysis says so (``"decided": True``).  With
+    happens to favour; its analysis says so (``"decided": True``, and
+    ``"search_action"``: what the search would have played).  With
     "off" it always plays the search's choice."""
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
@@ -216,7 +217,8 @@ class SearchBot(Bot):
         chosen = self.choose(stats)
         if self.decided == "heuristic" and is_decided(stats):
             action = heuristic_best(core)[0]
-            chosen = {**chosen, "action": action, "best": action, "decided": True}
+            chosen = {**chosen, "action": action, "best": action, "decided": True,
+                      "search_action": chosen["action"]}
         return {**chosen, "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}
 

@@ -272,6 +272,7 @@ def test_a_decided_position_takes_the_heuristic_choice():
         off = make_bot("ismcts:iterations=300,prior=0,decided=off", player, 11).analyse(state)
         assert on["stats"]["actions"] == off["stats"]["actions"]
         assert on["action"] == heuristic_best(state.core)[0] and on.get("decided") is True
+        assert on["search_action"] == off["action"] != on["action"]
         assert "decided" not in off
         best = max(off["stats"]["actions"], key=lambda a: (a["visits"], a["value"]))
         assert off["action"] == best["action"]
