@@ -604,8 +604,10 @@ class PlaySession:
                         hint_seed(self.record), HINT_ITERATIONS, available_cores())
         self.say(f"Hint: {a['recommended']}")
         for r in a["actions"][:5]:
-            value = "" if r["value"] is None else f", value {r['value']:.2f}"
-            self.say(f"  {r['action']}: played {r['frequency']:.0%}{value}")
+            # value: the win chance of the side to move after it; frequency: how often
+            # the search chose it (not a chance to win)
+            value = "" if r["value"] is None else f"your win chance {r['value']:.0%}, "
+            self.say(f"  {r['action']}: {value}searched {r['frequency']:.0%} of the time")
         if a["value"]:
             self.say(f"Win probability: Polish {a['value']['polish']:.0%}, "
                      f"German {a['value']['german']:.0%}")

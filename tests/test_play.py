@@ -149,6 +149,9 @@ def test_help_and_hint():
     assert r.returncode == 0, r.stderr
     assert "Commands:" in r.stdout and "undo" in r.stdout
     assert "Hint: " in r.stdout and "Win probability: Polish" in r.stdout
+    # each action's win chance, and the search's frequency named as one
+    assert re.search(r": your win chance \d+%, searched \d+% of the time", r.stdout)
+    assert "value 0." not in r.stdout and "played " not in r.stdout
 
 
 def test_eof_ends_cleanly_and_a_searching_bot_rates_the_game():
