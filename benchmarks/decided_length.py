@@ -2,6 +2,10 @@
 strength?  The figures of issue 30, item 5.
 
     python benchmarks/decided_length.py --deals 100 --iterations 300 --seed 30
+    python benchmarks/decided_length.py --deals 0    # the match again, as it stands
+
+(the second command re-reads the match and keeps the self-play figures
+already in the file; each part records the command that wrote it).
 
 Two parts, written together to results/decided-length.json:
 
@@ -156,22 +160,28 @@ def main(argv=None) -> int:
     ap.add_argument("--match", default="results/tournaments/decided-ismcts300",
                     help="the folder of the paired match (default %(default)s)")
     ap.add_argument("--deals", type=int, default=100,
-                    help="deals of the self-play comparison (default 100; 0: skip it)")
+                    help="deals of the self-play comparison (default 100; 0: skip it and keep "
+                         "the self-play figures --out already holds, re-reading the match)")
     ap.add_argument("--iterations", type=int, default=300, help="per decision (default 300)")
     ap.add_argument("--seed", type=int, default=30, help="seed of the deals (default 30)")
     ap.add_argument("--out", default="results/decided-length.json")
     args = ap.parse_args(argv)
     if args.deals < 0 or args.iterations < 1:
         ap.error("--deals must be at least 0 and --iterations at least 1")
-    t0 = time.time()
-    out = {"command": " ".join(["python", *sys.argv])}
+    command = " ".join(["python", *sys.argv])
+    out: dict = {}
+    if args.deals == 0 and Path(args.out).exists():  # keep the self-play figures written before
+        previous = json.loads(Path(args.out).read_text())
+        if "self_play" in previous:
+            out["self_play"] = previous["self_play"]
     folder = Path(args.match)
     if (folder / "games.csv").exists():
-        out["match"] = read_match(folder)
+        out["match"] = {**read_match(folder), "command": command}
     if args.deals:
+        t0 = time.time()
         out["self_play"] = self_play(args.deals, args.iterations, args.seed,
                                      lambda m: print(m, file=sys.stderr, flush=True))
-    out["seconds"] = round(time.time() - t0, 1)
+        out["self_play"].update(command=command, seconds=round(time.time() - t0, 1))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))
