@@ -50,7 +50,7 @@ from apps.tournament.scheduling import derive
 from bots.registry import make_bot
 from solver.vocabulary import SIDES
 
-SETTINGS = ("heuristic", "off")
+SETTINGS = ("heuristic", "off")   # the default; --settings adds others (pass)
 
 
 def mean_ci(values: list[float]) -> dict[str, float]:
@@ -121,17 +121,19 @@ def play(game, spec: str, deal_seed: int) -> dict:
             "seconds": seconds, "acted": acted, "changed": changed, "winner": 0 if state.returns()[0] > 0 else 1}
 
 
-def self_play(deals: int, iterations: int, seed: int, log) -> dict:
+def self_play(deals: int, iterations: int, seed: int, log, settings=SETTINGS) -> dict:
+    """``settings``: the decided= rules compared, "off" among them; each
+    other rule's paired difference to "off" is reported."""
     game = pyspiel.load_game("wildhorn")
-    runs = {s: [] for s in SETTINGS}
+    runs = {s: [] for s in settings}
     for i in range(deals):
         deal_seed = derive("decided-length", seed, i)
-        for s in SETTINGS:
+        for s in settings:
             runs[s].append(play(game, f"ismcts:iterations={iterations},decided={s}", deal_seed))
-        log(f"deal {i + 1}/{deals}: moves {runs['heuristic'][-1]['moves']} with the rule, "
-            f"{runs['off'][-1]['moves']} without")
+        log(f"deal {i + 1}/{deals}: moves " + ", ".join(f"{runs[s][-1]['moves']} with {s}"
+                                                         for s in settings))
     out = {"deals": deals, "iterations": iterations, "seed": seed}
-    for s in SETTINGS:
+    for s in settings:
         r = runs[s]
         out[f"decided={s}"] = {
             "moves_per_game": mean_ci([g["moves"] for g in r]),
@@ -143,8 +145,15 @@ def self_play(deals: int, iterations: int, seed: int, log) -> dict:
             "decided_decisions_per_game": mean_ci([sum(g["acted"]) for g in r]),
             "decisions_changed_per_game": mean_ci([sum(g["changed"]) for g in r]),
             "polish_wins": sum(1 for g in r if g["winner"] == 0)}
-    on, off = runs["heuristic"], runs["off"]
-    out["paired_difference_heuristic_minus_off"] = {
+    for rule in settings:
+        if rule != "off":
+            out[f"paired_difference_{rule}_minus_off"] = paired(runs[rule], runs["off"])
+    return out
+
+
+def paired(on: list[dict], off: list[dict]) -> dict:
+    """The same deals with a rule and without: differences of length and time."""
+    return {
         "moves_per_game": mean_ci([a["moves"] - b["moves"] for a, b in zip(on, off)]),
         "seconds_per_game_both_sides": mean_ci([sum(a["seconds"]) - sum(b["seconds"])
                                                 for a, b in zip(on, off)]),
@@ -152,7 +161,6 @@ def self_play(deals: int, iterations: int, seed: int, log) -> dict:
         "games_longer": sum(1 for a, b in zip(on, off) if a["moves"] > b["moves"]),
         "games_same_length": sum(1 for a, b in zip(on, off) if a["moves"] == b["moves"]),
         "same_winner": sum(1 for a, b in zip(on, off) if a["winner"] == b["winner"])}
-    return out
 
 
 def main(argv=None) -> int:
@@ -164,10 +172,16 @@ def main(argv=None) -> int:
                          "the self-play figures --out already holds, re-reading the match)")
     ap.add_argument("--iterations", type=int, default=300, help="per decision (default 300)")
     ap.add_argument("--seed", type=int, default=30, help="seed of the deals (default 30)")
+    ap.add_argument("--settings", default=",".join(SETTINGS),
+                    help="the decided= rules of the self-play comparison, off among them "
+                         "(default %(default)s)")
     ap.add_argument("--out", default="results/decided-length.json")
     args = ap.parse_args(argv)
     if args.deals < 0 or args.iterations < 1:
         ap.error("--deals must be at least 0 and --iterations at least 1")
+    settings = tuple(s.strip() for s in args.settings.split(",") if s.strip())
+    if "off" not in settings or len(settings) < 2:
+        ap.error("--settings: give off and at least one other rule, e.g. heuristic,pass,off")
     command = " ".join(["python", *sys.argv])
     out: dict = {}
     if args.deals == 0 and Path(args.out).exists():  # keep the self-play figures written before
@@ -180,7 +194,7 @@ def main(argv=None) -> int:
     if args.deals:
         t0 = time.time()
         out["self_play"] = self_play(args.deals, args.iterations, args.seed,
-                                     lambda m: print(m, file=sys.stderr, flush=True))
+                                     lambda m: print(m, file=sys.stderr, flush=True), settings)
         out["self_play"].update(command=command, seconds=round(time.time() - t0, 1))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")

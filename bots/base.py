@@ -14,7 +14,7 @@ from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from bots._policy import heuristic_best
 from exact.endgame import Solution, Solver as EndgameSolver, solvable, solve as solve_endgame
-from solver import Core
+from solver import Core, encode_action
 from solver.game import game_for_config
 from solver.errors import BotSpecError, WildhornError
 
@@ -88,6 +88,20 @@ ENDGAME_NODES_PER_ITERATION = 50
 DECIDED_LOW = 0.01
 DECIDED_HIGH = 0.99
 DECIDED_Z = 1.96
+# What a bot plays in a decided game: the heuristic's choice, a pass at the
+# main step (else the heuristic's choice), or the search's own choice.
+DECIDED_RULES = ("heuristic", "pass", "off")
+PASS_ACTION = encode_action("PASS", 0)
+
+
+def decided_action(core: Core, rule: str) -> int:
+    """The action of a decided game under ``rule`` ("heuristic" or "pass"):
+    the heuristic bot's choice (the first of its tied-best actions); with
+    "pass", passing wherever it is legal at the main step, ending the bot's
+    actions (and the turn once both have passed)."""
+    if rule == "pass" and core.phase == "actions" and PASS_ACTION in core.legal_actions():
+        return PASS_ACTION
+    return heuristic_best(core)[0]
 
 
 def is_decided(stats: dict[str, Any]) -> bool:
@@ -129,7 +143,7 @@ class SearchBot(Bot):
     (``stats["exact"]``); otherwise the search runs with the rest of the
     budget, as without it.
 
-    ``decided``: "heuristic" or "off".  With "heuristic", when the search
+    ``decided``: "heuristic", "pass" or "off".  With "heuristic", when the search
     finds the game decided (:func:`is_decided`: the side to move's win
     estimate above 99% or below 1% and every action worth the same within
     noise), the bot plays the heuristic bot's choice (the first of its
@@ -137,6 +151,7 @@ class SearchBot(Bot):
     nothing useful is left, instead of one of the equal actions the search
     happens to favour; its analysis says so (``"decided": True``, and
     ``"search_action"``: what the search would have played).  With
+    "pass" it passes at the main step instead (:func:`decided_action`); with
     "off" it always plays the search's choice."""
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
@@ -145,8 +160,9 @@ class SearchBot(Bot):
         super().__init__(player, seed)
         if endgame not in ("exact", "off"):
             raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
-        if decided not in ("heuristic", "off"):
-            raise BotSpecError(f"decided: expected heuristic or off, got {decided!r}")
+        if decided not in DECIDED_RULES:
+            raise BotSpecError(f"decided: expected {' or '.join(DECIDED_RULES)}, "
+                               f"got {decided!r}")
         self.endgame = endgame
         self.decided = decided
         self.endgame_every_action = False   # advise sets it: every action's exact value
@@ -215,8 +231,8 @@ class SearchBot(Bot):
                                           **self.search_options())
         self.last_stats = stats
         chosen = self.choose(stats)
-        if self.decided == "heuristic" and is_decided(stats):
-            action = heuristic_best(core)[0]
+        if self.decided != "off" and is_decided(stats):
+            action = decided_action(core, self.decided)
             chosen = {**chosen, "action": action, "best": action, "decided": True,
                       "search_action": chosen["action"]}
         return {**chosen, "value": stats["value"],

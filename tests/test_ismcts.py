@@ -291,7 +291,23 @@ def test_a_close_position_keeps_the_search_choice():
 def test_decided_is_a_registry_option():
     assert parse_spec("ismcts:decided=off") == ("ismcts", {"decided": "off"})
     assert parse_spec("oos:decided=heuristic") == ("oos", {"decided": "heuristic"})
+    assert parse_spec("ismcts:decided=pass") == ("ismcts", {"decided": "pass"})
     assert make_bot("ismcts:iterations=10", 0, 1).decided == "heuristic"
     assert make_bot("oos:iterations=10,decided=off", 0, 1).decided == "off"
     with pytest.raises(BotSpecError, match="decided"):
         parse_spec("ismcts:decided=random")
+
+
+def test_decided_pass_passes_at_the_main_step():
+    """A lost position (Polish 0-2, nothing can change it; see
+    test_reports_a_lost_position): decided=pass passes, decided=heuristic
+    plays the heuristic's choice (search), decided=off the search's."""
+    from bots._policy import heuristic_best
+    core = last_turn({"PL01": "periphery", "DE01": "base", "DE03": "base"},
+                     {"periphery": 1, "base": 2})
+    assert core.phase == "actions" and 0 in core.legal_actions()
+    results = {rule: make_bot(f"ismcts:iterations=2000,decided={rule}", 0, 5).analyse(core)
+               for rule in ("pass", "heuristic", "off")}
+    assert results["pass"]["action"] == 0 and results["pass"]["decided"] is True
+    assert results["heuristic"]["action"] == heuristic_best(core)[0] != 0
+    assert "decided" not in results["off"]
