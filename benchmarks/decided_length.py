@@ -90,8 +90,12 @@ def read_match(folder: Path) -> dict:
     summary = folder / "summary.json"
     if summary.exists():
         data = json.loads(summary.read_text())
-        out["summary"] = {k: data[k] for k in ("games", "interrupted", "ratings", "pairs")
+        out["summary"] = {k: data[k] for k in ("scheduled_games", "games", "interrupted",
+                                               "pairs", "head_to_head", "los")
                           if k in data}
+        out["summary"]["elo"] = {b: {"elo": data["bots"][b]["elo"],
+                                     "elo_ci95": data["bots"][b]["elo_ci95"]}
+                                 for b in data.get("bots", {})}
     return out
 
 
