@@ -55,3 +55,23 @@ def format_cards(card_set: CardSet) -> str:
         for (side, name, text), numbers in texts.items():
             lines.append(f"{name} ({', '.join(numbers)}): {text}")
     return "\n".join(lines)
+
+
+def describe_card(card_set: CardSet, query: str) -> str:
+    """One card for a player: ``query`` is its number ("PL07", any case) or
+    a part of its name ("partisans": the first such card).  "PL07 Partisans
+    (Polish Unit, 2 bullets, one of 4 copies): <its text>".  ValueError with
+    a one-line message when no card matches."""
+    rows = card_rows(card_set)
+    want = " ".join(query.split()).lower()
+    row = next((r for r in rows if r["number"].lower() == want), None) \
+        or next((r for r in rows if want and want in r["name"].lower()), None)
+    if row is None:
+        first, last = rows[0]["number"], rows[-1]["number"]
+        raise ValueError(f"no card {query.strip()!r}: give a card's number ({first} to {last}) "
+                         f"or part of its name")
+    what = f"{row['side'].title()} {KINDS.get(row['kind'], row['kind'])}"
+    if row["kind"] in ("unit", "support"):
+        what += f", {row['bullets']} bullet{'' if row['bullets'] == 1 else 's'}"
+    what += f", one of {row['copies']} copies" if row["copies"] > 1 else ", the only copy"
+    return f"{row['name']} ({what}): {row['text'] or 'no text'}"

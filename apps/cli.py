@@ -25,6 +25,7 @@ import json
 import os
 import random
 import sys
+import textwrap
 from pathlib import Path
 
 from importlib import resources
@@ -39,6 +40,7 @@ from apps import bench_advise
 from apps import bench_endgame
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
+from apps.narration import Narrator, condense
 from apps.saved import export_view, position_to_advise
 from apps.server import app as server_app
 from apps.record import DEFAULT_BOT
@@ -57,23 +59,35 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     game = pyspiel.load_game("wildhorn", {"variant": args.variant})
     rng = random.Random(args.seed)
     state = game.new_initial_state()
-    print(f"A game of Operation Wildhorn III ({args.variant}), uniformly random "
-          f"play, seed {args.seed}\n")
+    narrator = Narrator(game.core_config, viewer=-1)  # a spectator: the hands stay hidden
+    print(textwrap.fill(f"A game of Operation Wildhorn III ({args.variant}), uniformly "
+                        f"random play, seed {args.seed}, told as a spectator sees it", 80))
+    print()
+    entries = narrator.start(state.core)
     while not state.is_terminal():
         if state.is_chance_node():
             actions, probs = zip(*state.chance_outcomes())
             action = rng.choices(actions, probs)[0]
-            text = state.action_to_string(pyspiel.PlayerId.CHANCE, action)
-            if not text.startswith("draw"):
-                print(f"  [chance] {text}")
         else:
-            player = state.current_player()
             action = rng.choice(state.legal_actions())
-            print(f"  {SIDE_TITLES[player]:6s} {state.action_to_string(player, action)}")
+        before = state.core.copy()
         state.apply_action(action)
+        entries += narrator.step(before, action, state.core)
+        if not state.is_chance_node() or state.is_terminal():
+            _print_entries(entries)
+            entries = []
+    _print_entries(entries)
     print()
-    print(state)
+    print("The final position:")
+    for line in str(state).splitlines():
+        print(textwrap.fill(line, 80, initial_indent="  ", subsequent_indent="    "))
     return 0
+
+
+def _print_entries(entries: list) -> None:
+    """Narrated entries as lines of at most 80 columns (a run of draws as one)."""
+    for line in condense(entries):
+        print(textwrap.fill(line, 80, initial_indent="  ", subsequent_indent="    "))
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
@@ -259,7 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"wildhorn-solve {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="play and narrate one seeded game with random play")
+    demo = sub.add_parser(
+        "demo", help="play and narrate one seeded game with random play",
+        description="Play one game with uniformly random decisions on both sides and tell it "
+                    "as a spectator sees it (the narration of play and serve, apps.narration: "
+                    "every move, die, total and outcome; the hands stay hidden), then print "
+                    "the final position. The same seed gives the same game; the seed "
+                    "defaults to 1.")
     demo.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     demo.add_argument("--variant", default="full", choices=("full", "small", "tiny"),
                       help="game preset (default full)")
@@ -273,7 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "--iterations win over the bot spec's own time=/iterations=; with none "
                     f"the main search runs {DEFAULT_TIME} s. The responses then search about "
                     "as many iterations again as the main search ran (each of their "
-                    "searches at least 100). docs/advice.md explains the answer.")
+                    "searches at least 100). The searches are seeded: --seed, default 0 "
+                    "(the same seed and --iterations give the same advice). docs/advice.md "
+                    "explains the answer.")
     adv.add_argument("state", help="a state.json file (see `wildhorn-solve schema`) or a game "
                                    "saved by `wildhorn-solve play --save`")
     adv.add_argument("--bot", default="ismcts",
@@ -296,28 +318,53 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--json", action="store_true", help="print one JSON object")
     adv.set_defaults(func=_cmd_advise)
 
-    bots_cmd = sub.add_parser("bots", help="list the bots and the options of their spec strings")
+    bots_cmd = sub.add_parser(
+        "bots", help="list the bots and the options of their spec strings",
+        description="Print every bot and every option of its spec string (name:key=value,...), "
+                    "with the allowed values and the defaults, from the bot registry "
+                    "(bots/registry.py); docs/bots.md holds a copy. A bot's seed is not part "
+                    "of its spec: each command that runs bots takes --seed (play: a random "
+                    "one by default; advise, tournament: 0).")
     bots_cmd.set_defaults(func=_cmd_bots)
 
-    exp = sub.add_parser("export", help="write the state.json of one side's view of a saved game")
+    exp = sub.add_parser(
+        "export", help="write the state.json of one side's view of a saved game",
+        description="Write the state.json of a saved game (wildhorn-game/1 or /2, from play "
+                    "--save or serve) as one side sees it: its own hand, the table, what it "
+                    "saw of the opponent's plays; the opponent's hand and the decks are left "
+                    "out. advise reads the file. No randomness: no seed.")
     exp.add_argument("save", help="a game saved by `wildhorn-solve play --save`")
     exp.add_argument("--side", choices=SIDES,
                      help="whose view (default the side to move)")
     exp.add_argument("--out", help="write to this file (default: print it)")
     exp.set_defaults(func=_cmd_export)
 
-    cards = sub.add_parser("cards", help="list every card of a card set")
+    cards = sub.add_parser(
+        "cards", help="list every card of a card set",
+        description="List every card of the built-in card set (or of --card-set FILE): "
+                    "number, name, side, type, bullets, abilities or effect, whether it "
+                    "starts in hand, copies, then each card type's text. No randomness: no "
+                    "seed.")
     cards.add_argument("--card-set", metavar="FILE",
                        help="a card-set file (default: the built-in set)")
     cards.add_argument("--json", action="store_true", help="print one JSON object")
     cards.set_defaults(func=_cmd_cards)
 
-    schema = sub.add_parser("schema", help="print the JSON Schema of state.json")
+    schema = sub.add_parser(
+        "schema", help="print the JSON Schema of state.json",
+        description="Print the JSON Schema of the state.json format (a position as one side "
+                    "knows it, which advise reads), or with --advice that of advise --json's "
+                    "answer. No randomness: no seed.")
     schema.add_argument("--advice", action="store_true",
                         help="print the JSON Schema of the answer of advise --json instead")
     schema.set_defaults(func=_cmd_schema)
 
-    rs = sub.add_parser("random-states", help="write state.json files from seeded random games")
+    rs = sub.add_parser(
+        "random-states", help="write state.json files from seeded random games",
+        description="Play seeded games with random decisions and write state.json files of "
+                    "positions met on the way (one side's view each), for advise and for "
+                    "tests. The seed defaults to 0: the same seed and --count give the same "
+                    "files.")
     rs.add_argument("--count", type=int, default=10, help="how many files (default 10)")
     rs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     rs.add_argument("--out", default="states", help="output folder (default ./states)")
@@ -328,7 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Operation Wildhorn III against a bot. Type a number or part of an "
                     "action's text; commands: help, hint, undo, save [FILE], quit. Reaction "
                     "windows stop for you only when you hold a legal reaction (the engine "
-                    "skips the others, rulings R29/R30).")
+                    "skips the others, rulings R29/R30). The game's seed (the draws, the dice "
+                    "and the bot's searches) defaults to a random one, printed at the start "
+                    "and kept in the save; --seed N replays a game.")
     play.add_argument("--side", choices=(*SIDES, "random"), default=SIDES[0],
                       help="your side (default polish)")
     play.add_argument("--bot", default=DEFAULT_BOT,
@@ -353,7 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "which holds the server's token (http://127.0.0.1:8000/?token=...); "
                     "scripts send it as 'Authorization: Bearer TOKEN'. Every move is saved "
                     "in the data folder before the server answers it: games survive a "
-                    "restart.")
+                    "restart. A new game's seed (draws, dice, the bot's searches) is a random "
+                    "one unless the request gives one (POST /api/games {\"seed\": N}); it is "
+                    "kept in the game's save. --open opens the table in the default browser "
+                    "and says so when none can be opened.")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -367,7 +419,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "drive the server)")
     serve.set_defaults(func=_cmd_serve)
 
-    bench = sub.add_parser("bench", help="measure speed or size; writes results/*.json")
+    bench = sub.add_parser(
+        "bench", help="measure speed or size; writes results/*.json",
+        description="Measure the engine and the bots and write the figures to a results "
+                    "file (default results/<what>.json, or --out): core, search, variants, "
+                    "cfr, advise or endgame. Timings are medians of --repeats runs. The "
+                    "positions and searches are seeded with fixed seeds, so the figures "
+                    "other than times are the same on every run; bench cfr takes --seeds N "
+                    "seeded searcher pairs per figure (default 3).")
     bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise",
                                         "endgame"),
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
@@ -407,7 +466,9 @@ def build_parser() -> argparse.ArgumentParser:
         "engine", help="play one bot through the engine protocol on stdin/stdout",
         description="Speak the engine protocol (JSON lines, docs/engine-protocol.md) on "
                     "standard input and output, playing the bot SPEC: a tournament plays it "
-                    "as --bot \"cmd:wildhorn-solve engine --bot SPEC\" (from any install).")
+                    "as --bot \"cmd:wildhorn-solve engine --bot SPEC\" (from any install). "
+                    "The seed of each game's bot comes from the protocol's new-game message "
+                    "(default 0).")
     eng.add_argument("--bot", required=True, help="bot spec, see `wildhorn-solve bots`")
     eng.set_defaults(func=_cmd_engine)
 
@@ -418,7 +479,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "with ';' in --bots or repeat --bot. Repeating the command with the same "
                     "--out continues an interrupted tournament; Ctrl-C writes the standings of the "
                     "finished games first. The folder gets games.csv, values.csv, "
-                    "summary.json, standings.md, ratings.png and calibration.png.")
+                    "summary.json, standings.md, ratings.png and calibration.png. The "
+                    "tournament seed (--seed, default 0) gives every deal and every bot's "
+                    "seed: the same command plays the same games.")
     tour.add_argument("--bots", metavar="SPEC;SPEC...",
                       help="bot specs separated by ';', e.g. \"ismcts:time=1,c=1.4;heuristic\"")
     tour.add_argument("--bot", action="append", metavar="SPEC",

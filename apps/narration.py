@@ -22,9 +22,13 @@ the end of the game.  ``after`` may come from ``Core.apply`` or from
 Nothing the viewer may not know is narrated (R25, R26, R29): the
 opponent's draws and the cards sent back in a redraw are not named, the
 Polish redraw decision is told to the German player only once both have
-decided (R5), and a declined Immediate card or ability, or a pass of
-priority, is told to no one but the player who took it.  ``viewer=-1``
-narrates only what is public (a spectator, a review).
+decided (R5), and a declined Immediate card or ability is told to no one
+but the player who took it.  A pass of priority in a modifier window is
+public (R29): the other side and a spectator are told of every one, forced
+or chosen, in the same words; the player who passed, of those it chose.
+``viewer=-1`` narrates only what is public (a spectator, a review).  No
+engine name reaches the text: kinds of action are named by
+:data:`solver.vocabulary.KIND_TITLES`.
 
 Helpers for interfaces: :func:`pending_text` (what is under way, with the
 dice, the totals and the number needed), :func:`option_notes` (which legal
@@ -40,11 +44,11 @@ from typing import Any, Iterable, Sequence
 
 from solver import CARDS_PER_SIDE, Core, CoreConfig, decode_action
 from solver.errors import IllegalActionError
-from solver.vocabulary import (HOMES, SEARCH_ZONE, SIDE_TITLES, SIDES, ZONE_PLACES, ZONE_TITLES,
-                               ZONES)
+from solver.vocabulary import (HOMES, KIND_TITLES, SEARCH_ZONE, SIDE_TITLES, SIDES, ZONE_PLACES,
+                               ZONE_TITLES, ZONES)
 
 __all__ = ["Kind", "Entry", "Narrator", "pending_text", "option_notes", "condense",
-           "SIDE_NAMES", "ZONE_TITLES"]
+           "in_transit", "SIDE_NAMES", "ZONE_TITLES"]
 
 SIDE_NAMES = SIDE_TITLES
 """The sides as the narration names them by default (:data:`solver.vocabulary.SIDE_TITLES`)."""
@@ -369,7 +373,14 @@ class Narrator:
             return
         if phase == "modifiers":
             if name == "DECLINE":
-                private(f"{self._verb(p, 'pass', 'passes')} priority.")
+                # R29: a pass of priority is public, and looks the same whether the
+                # player could have played something or not: the other side and a
+                # spectator are told of every one; the player, of those it chose
+                text = f"{self._verb(p, 'pass', 'passes')} priority."
+                if first:
+                    emit(me, who, Kind.DECISION, text, action="pass priority")
+                emit(PUBLIC - me, who, Kind.DECISION, f"{self.names[p]} passes priority.",
+                     action="pass priority")
                 return
             k = 0 if p == pend["actor"] else 1
             p1 = s1.pending or pend
@@ -394,8 +405,8 @@ class Narrator:
             g = p * CARDS_PER_SIDE + arg
             why = {"command": f"Command of {self._name(pend['card'])}" if pend["card"] >= 0
                    else "Command",
-                   "high_morale": "High Morale", "mc_refresh": "Motorized Column"
-                   }.get(pend["kind"], pend["kind"])
+                   "motorized_refresh": "Motorized Column"
+                   }.get(pend["kind"], KIND_TITLES[pend["kind"]])
             emit(PUBLIC, who, Kind.CARD, f"{self._verb(p, 'refresh', 'refreshes')} "
                  f"{self._name(g)} ({why}).", card=self._num(g), cause=pend["kind"])
             return
@@ -611,6 +622,19 @@ def option_notes(core: Core) -> dict[int, list[str]]:
     return notes
 
 
+def in_transit(core: Core) -> tuple[int, str] | None:
+    """The unit under way to another zone and that zone, while its movement
+    waits on a window (the Motorcycle): the log has told the move ("German
+    moves DE02 Soldiers from the Rocket Base to the Periphery"), so a table
+    draws the unit where it goes; None when no unit is moving."""
+    pend = core.pending
+    if not pend or pend["kind"] != "movement" or pend["card"] < 0 or not pend["zone"]:
+        return None
+    if core.location(pend["card"])[0] == pend["zone"]:
+        return None
+    return pend["card"], pend["zone"]
+
+
 def roll_needed(card: Any, kind: str) -> int:
     """The die a card's single-die action needs: its Search number for a
     search, its Spy (Polish) or Sturmwind (German) number for a steal (R16, R17)."""
@@ -683,11 +707,13 @@ def pending_text(core: Core, names: Sequence[str] = SIDE_NAMES) -> str:
         if pend["zone"]:
             text += f" to {ZONE_TITLES[pend['zone']]}"
         return text
-    labels = {"command": "Command", "high_morale": "High Morale",
-              "mc_refresh": "Motorized Column refresh", "hidden": "Hidden Fragments"}
-    text = f"{who} {labels.get(kind, kind)}"
-    if card >= 0 and kind != "mc_refresh":
+    text = f"{who} {KIND_TITLES[kind]}"
+    if card >= 0 and kind != "motorized_refresh":
         text += f" ({n._name(card)})"
+    if kind == "hidden_fragments":
+        text += ": how many fragments of the Periphery to hide"
+    elif kind in ("command", "high_morale", "motorized_refresh"):
+        text += ": which exhausted Unit to refresh"
     return text
 
 

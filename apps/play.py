@@ -6,7 +6,14 @@ escape codes), so the game can be driven through a pipe.
 
 Your decisions are a numbered list of the legal actions: type a number, or
 (part of) an action's text ("search PL04" picks "PL04 Scouts: search").
-Commands: ``help``, ``hint``, ``undo``, ``save [FILE]``, ``quit``.
+Commands: ``help``, ``hint``, ``undo`` (it says what it took back),
+``card PL07`` (a card's full text, on either screen), ``save [FILE]``,
+``quit``.
+
+The table is drawn from the record's position every time it is shown: a
+unit whose movement waits on the Motorcycle window is drawn where it goes
+(marked "moving"), as the log has told it (``narration.in_transit``), and
+a reaction window shown under ``--ask-all`` draws the table too.
 
 Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers):
 the engine itself skips every window in which you hold nothing but
@@ -43,12 +50,13 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
-from apps.narration import Kind, condense, option_notes, pending_text
+from apps.cardlist import describe_card
+from apps.narration import Kind, condense, in_transit, option_notes, pending_text
 from apps.record import (DEFAULT_BOT, HINT_ITERATIONS, GameRecord, bot_request, bot_search,
                          hint_search, hint_seed, new_record, read_save)
 from bots.registry import available_cores
 from bots.spec import BotSpec
-from solver import Core
+from solver import CARDS_PER_SIDE, Core
 from solver.errors import ParameterError, SerializationError
 from solver.vocabulary import SIDE_TITLES
 from solver.vocabulary import SIDES as VOCAB_SIDES
@@ -69,6 +77,7 @@ Commands:
   help         this text
   hint         ask the search what it would do here, with win probabilities
   undo         take back your last decision (and the bot's replies since)
+  card PL07    the full text of a card (its number or part of its name)
   save [FILE]  save the game (default: the --save / --load file)
   quit         leave the game (saved first when a save file is set)
 Reaction windows (escort, ambush, witnesses, nurses, motorcycle, modifiers)
@@ -151,6 +160,20 @@ class PlaySession:
     def say(self, text: str = "", **kwargs: Any) -> None:
         self.console.print(text, markup=False, **kwargs)
 
+    def cards_at(self, place: str, side: int) -> list[int]:
+        """The cards the table draws at ``place`` for ``side``: the record's,
+        with a unit under way to another zone drawn where it goes (the log
+        has told the move; :func:`apps.narration.in_transit`)."""
+        cards = list(self.core.cards_at(place, side))
+        moving = in_transit(self.core)
+        if moving is not None and moving[0] // CARDS_PER_SIDE == side:
+            g, zone = moving
+            if g in cards:
+                cards.remove(g)
+            if place == zone:
+                cards.append(g)
+        return cards
+
     def card_label(self, g: int, with_state: bool = True) -> str:
         card = self.cards[g]
         text = f"{card.number} {card.type.name}"
@@ -159,6 +182,9 @@ class PlaySession:
             text += f" [{b} bullet{'s' if b != 1 else ''}]"
             if with_state:
                 text += " exhausted" if self.core.location(g)[1] else " fresh"
+                moving = in_transit(self.core)
+                if moving is not None and moving[0] == g:
+                    text += ", moving"
         return text
 
     def event_lines(self, events: list[dict[str, Any]]) -> list[str]:
@@ -188,15 +214,17 @@ class PlaySession:
         return f"{core.phase}, " + ("you to decide" if who == self.human else
                                     f"{TITLES[who]} to decide")
 
-    def render(self, options: list[str] | None = None) -> None:
+    def render(self, options: list[str] | None = None, title: str | None = None) -> None:
         """The whole table as the human sees it (the compact one on a small
-        terminal); ``options`` are printed below it, numbered."""
+        terminal), drawn from the record's position; ``options`` are printed
+        below it, numbered, under ``title`` (default "Your decision (step):")."""
+        title = title or f"Your decision ({self.core.phase}):"
         if self.compact:
-            self.render_compact(options or [])
+            self.render_compact(options or [], title)
             return
         self.render_full()
         if options:
-            self.say(f"Your decision ({self.core.phase}):")
+            self.say(title)
             for i, t in enumerate(options, 1):
                 self.say(f"  {i:2d}. {t}")
 
@@ -228,7 +256,7 @@ class PlaySession:
                   + (f"\n+{frags['wildhorn']} on Wildhorn" if frags["wildhorn"] else "")
                   + (f"\n({frags['hidden']} hidden)" if frags["hidden"] else "")))
         for place, title, count in zones:
-            cols = ["\n".join(self.card_label(g) for g in core.cards_at(place, side)) or "-"
+            cols = ["\n".join(self.card_label(g) for g in self.cards_at(place, side)) or "-"
                     for side in (0, 1)]
             table.add_row(f"{title}\n{count}", *cols)
         self.console.print(table)
@@ -266,6 +294,9 @@ class PlaySession:
             text += f":{card.type.bullets}"
         if card.type.kind in ("unit", "support") and self.core.location(g)[1]:
             text += "*"
+        moving = in_transit(self.core)
+        if moving is not None and moving[0] == g:
+            text += ">"
         return text
 
     def compact_lines(self) -> list[str]:
@@ -285,7 +316,7 @@ class PlaySession:
         lines.append(f"Fragments: {', '.join(extra)}; rockets {revealed}; {TITLES[bot]} hand "
                      f"{core.hand_size(bot)}, decks {core.deck_size(0)}/{core.deck_size(1)}")
         zones = (("base", "Base"), ("periphery", "Periphery"), ("forest", "Forest"))
-        texts = [[" ".join(self.short_label(g) for g in core.cards_at(place, side)) or "-"
+        texts = [[" ".join(self.short_label(g) for g in self.cards_at(place, side)) or "-"
                   for side in (0, 1)] for place, _ in zones]
 
         def wrapped(width: int) -> list[list[list[str]]]:
@@ -295,9 +326,10 @@ class PlaySession:
         # the Polish column as wide as makes the fewest lines (nearest the middle on a tie)
         width = min(range(14, 53), key=lambda w: (sum(max(len(a), len(b))
                                                       for a, b in wrapped(w)), abs(w - 33)))
-        legend = "Polish (:bullets *exhausted)"
+        marks = ":bullets *exhausted" + (" >moving" if in_transit(core) else "")
+        legend = f"Polish ({marks})"
         lines.append(f"{'Zone  frags':14}{legend:{width}}German" if width > len(legend)
-                     else f"{'Zone  frags':14}{'Polish':{width}}German (:bullets *exhausted)")
+                     else f"{'Zone  frags':14}{'Polish':{width}}German ({marks})")
         for (place, title), cols in zip(zones, wrapped(width)):
             head = f"{title:10}{frags[place]:>2}  "
             for k in range(max(len(cols[0]), len(cols[1]))):
@@ -355,7 +387,7 @@ class PlaySession:
         return "; ".join(f"{label} {numbers[0]}" + "".join(f",{n[2:]}" for n in numbers[1:])
                          for label, numbers in groups.items())
 
-    def render_compact(self, options: list[str]) -> None:
+    def render_compact(self, options: list[str], title: str = "") -> None:
         """Table, hand, the last events and the options within 80x24: the
         events get the rows the rest leaves (the prompt keeps the last)."""
         top = self.compact_lines()
@@ -378,7 +410,7 @@ class PlaySession:
         for line in lines:
             self.say(line)
         if opts:
-            self.say(f"Your decision ({self.core.phase}):")
+            self.say(title or f"Your decision ({self.core.phase}):")
             for line in opts:
                 self.say(line)
         self.shown_events = len(self.events)
@@ -452,17 +484,9 @@ class PlaySession:
             shown = [t + (f"  (stands for {', '.join(notes[a])} too: identical cards)"
                           if a in notes else "") for a, t in zip(legal, texts)]
         confirm = len(legal) == 1 and self.record.is_lone_decline()  # only under --ask-all
-        if confirm:  # the window, briefly: what is under way and the new events
-            self.flush_events()
-            self.say()
-            self.say(f"--- Reaction window ({core.phase}), turn {core.turn}: "
-                     f"you hold no legal reaction ---")
-            if core.pending:
-                self.say("Under way: " + pending_text(core, TITLES))
-            for i, t in enumerate(shown, 1):
-                self.say(f"  {i:2d}. {t}")
-        else:
-            self.render(shown)
+        # a window where you can only decline (--ask-all) shows the table as well
+        self.render(shown, f"Reaction window ({core.phase}): you hold no legal reaction"
+                    if confirm else None)
         prompt = ("Press Enter or 1 to confirm, or a command (help): " if confirm
                   else f"Choose 1-{len(legal)} or a command (help): ")
         while True:
@@ -484,6 +508,8 @@ class PlaySession:
             elif word == "undo" and not rest:
                 if self.undo():
                     return
+            elif word == "card":
+                self.show_card(rest)
             elif word == "save":
                 path = rest.strip() or self.save_path
                 if not path:
@@ -541,12 +567,36 @@ class PlaySession:
         self.flush_events()
 
     def undo(self) -> bool:
-        if not self.record.undo():
+        """Takes back the human's last decision and says what it took back:
+        that decision as the log told it, and the bot's decisions since."""
+        preview = self.record.undo_preview()
+        if preview is None or not self.record.undo():
             self.say("Nothing to undo: you have made no decision yet.")
             return False
+        entries, bot = preview
+        mine = next((e["text"] for e in entries if e["who"] == SIDES[self.human]), None)
+        what = f'your decision "{mine}"' if mine else "your last decision"
+        if bot:
+            what += f" and the bot's {bot} decision{'s' if bot != 1 else ''} after it"
         self.shown_events = len(self.events)
-        self.say("Undone: back to your previous decision.")
+        self.say(f"Undone: {what} ({len(entries)} log "
+                 f"entr{'y' if len(entries) == 1 else 'ies'} taken back). "
+                 f"Back to that decision.")
         return True
+
+    def show_card(self, query: str) -> None:
+        """``card PL07``: a card's full text (any card of the set: their texts
+        are public), wrapped to the screen."""
+        if not query.strip():
+            self.say("card: give a card's number or part of its name, e.g. card PL07.")
+            return
+        try:
+            text = describe_card(self.config.card_set, query)
+        except ValueError as err:
+            self.say(f"card: {err}")
+            return
+        for line in textwrap.wrap(text, 80, subsequent_indent="  "):
+            self.say(line)
 
     def hint(self) -> None:
         self.say(f"Thinking about your position ({HINT_ITERATIONS} iterations)...")
@@ -554,8 +604,10 @@ class PlaySession:
                         hint_seed(self.record), HINT_ITERATIONS, available_cores())
         self.say(f"Hint: {a['recommended']}")
         for r in a["actions"][:5]:
-            value = "" if r["value"] is None else f", value {r['value']:.2f}"
-            self.say(f"  {r['action']}: played {r['frequency']:.0%}{value}")
+            # value: the win chance of the side to move after it; frequency: how often
+            # the search chose it (not a chance to win)
+            value = "" if r["value"] is None else f"your win chance {r['value']:.0%}, "
+            self.say(f"  {r['action']}: {value}searched {r['frequency']:.0%} of the time")
         if a["value"]:
             self.say(f"Win probability: Polish {a['value']['polish']:.0%}, "
                      f"German {a['value']['german']:.0%}")

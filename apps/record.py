@@ -44,7 +44,7 @@ import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
-from apps.narration import Kind, Narrator
+from apps.narration import Entry, Kind, Narrator
 from bots import BotSpec, BotSpecError, Observations, SearchBot
 from solver import Core, CoreConfig
 from solver.jsonio import find_problem, loads, read_bounded
@@ -338,6 +338,17 @@ class GameRecord:
         if then_forced:
             self.play_forced()
         return self.events[first:]
+
+    def undo_preview(self) -> tuple[list[dict[str, Any]], int] | None:
+        """What :meth:`undo` would take back: the log entries from the
+        human's last decision on (its own narration first) and how many of
+        the bot's decisions followed it; None if there is no decision."""
+        mine = self.human_steps()
+        if not mine:
+            return None
+        i = mine[-1]
+        bot = sum(1 for s in self.steps[i:] if s.by is Actor.BOT)
+        return [dict(e) for e in self.events[self._events_before[i]:]], bot
 
     def undo(self) -> bool:
         """Back to the human's last decision (False if there is none)."""
@@ -743,26 +754,64 @@ _RATING = "  [bot rates its chance to win at "
 
 def _recover_steps(setup: Setup, events: list[dict[str, Any]], final: Core,
                    snaps: list[tuple[Core, int]], budget: int = 20_000) -> list[Step] | None:
-    """The steps of a first-format save, or None: a depth-first replay from
-    the seed in which chance draws from the random stream, each decision is
-    an action whose narration is the next entries of the saved log, the
-    human's decisions meet the undo snapshots, and the game ends at the
-    saved position with every event told."""
+    """The steps of a first-format save, or None.  Two passes, each a
+    depth-first replay from the seed in which chance draws from the random
+    stream, each decision is an action whose narration is the next entries
+    of the saved log, the human's decisions meet the undo snapshots, and the
+    game ends at the saved position with every event told:
+
+    * exact: the narration's texts equal the saved ones (the words of the
+      narrator that wrote the save);
+    * by event: when the narration's words have changed since, its entries
+      are matched by who and kind only (:func:`_same_event`), leaving out the
+      entries the first format's narrator did not write (:func:`_new_entry`),
+      and each human decision meets its undo snapshot's position too."""
+    for exact in (True, False):
+        steps = _replay_log(setup, events, final, snaps, budget, exact)
+        if steps is not None:
+            return steps
+    return None
+
+
+def _new_entry(entry: dict[str, Any], human: int) -> bool:
+    """An entry the narrator of the first format did not write: a pass of
+    priority by the side the human does not play (told to the human since
+    ruling R29 made every pass of priority public)."""
+    return (entry.get("details", {}).get("action") == "pass priority"
+            and entry["who"] != SIDES[human])
+
+
+def _same_event(entry: dict[str, Any], saved: dict[str, Any]) -> bool:
+    """The same event, whatever its words: who tells it and what kind of
+    event it is (a saved entry without a kind: DECISION for a side, TURN for
+    the game, as :meth:`Entry.from_json` reads it)."""
+    return (entry["who"] == saved["who"]
+            and entry.get("kind") == Entry.from_json(saved).kind.value)
+
+
+def _replay_log(setup: Setup, events: list[dict[str, Any]], final: Core,
+                snaps: list[tuple[Core, int]], budget: int, exact: bool) -> list[Step] | None:
+    """One pass of :func:`_recover_steps` (``exact``: by text, else by event)."""
     record = GameRecord(setup)
-    if [e["text"] for e in record.events] != [e["text"] for e in events[:len(record.events)]]:
-        return None
-    human_at = {n for _, n in snaps}
+    human_at = {n: snap for snap, n in snaps}
     left = [budget]
 
-    def told(entries: list[dict[str, Any]], at: int) -> bool:
+    def told(entries: list[dict[str, Any]], at: int) -> int | None:
+        """How many saved entries from ``at`` on ``entries`` tell, or None."""
+        if not exact:
+            entries = [e for e in entries if not _new_entry(e, setup.human)]
         if at + len(entries) > len(events):
-            return False
+            return None
         for e, saved in zip(entries, events[at:at + len(entries)]):
-            if e["text"] != saved["text"].split(_RATING)[0] or e["who"] != saved["who"]:
-                return False
-        return True
+            if exact:
+                if e["text"] != saved["text"].split(_RATING)[0] or e["who"] != saved["who"]:
+                    return None
+            elif not _same_event(e, saved):
+                return None
+        return len(entries)
 
-    def search() -> bool:
+    def search(at: int) -> bool:
+        """``at``: the saved entries told so far."""
         left[0] -= 1
         if left[0] < 0:
             return False
@@ -770,34 +819,36 @@ def _recover_steps(setup: Setup, events: list[dict[str, Any]], final: Core,
             forced = record._forced()
             if forced is None and not record.core.is_chance():
                 break
-            at = len(record.events)
+            mark = len(record.events)
             if forced is not None:
                 record._apply(Step(forced, Actor.RULES))
             else:
                 record._apply(Step(record._draw(), Actor.CHANCE))
-            if not told(record.events[at:], at):
+            used = told(record.events[mark:], at)
+            if used is None:
                 return False
-        if record.core.is_terminal() or len(record.events) == len(events) \
-                and record.core == final:
-            return record.core == final and len(record.events) == len(events)
-        at = len(record.events)
+            at += used
+        if record.core.is_terminal() or at == len(events) and record.core == final:
+            return record.core == final and at == len(events)
         by = Actor.HUMAN if record.core.current_player() == setup.human else Actor.BOT
-        if by is Actor.HUMAN and at not in human_at:
+        if by is Actor.HUMAN and (at not in human_at
+                                  or not exact and human_at[at] != record.core):
             return False
         for action in record.core.legal_actions():
             mark = len(record.steps)
             entries = record._apply(Step(action, by))
-            if told(entries, at):
+            used = told(entries, at)
+            if used is not None:
                 if by is Actor.BOT:
-                    record.steps[-1] = _rated(record.steps[-1], events[at:at + len(entries)],
-                                              setup)
-                if search():
+                    record.steps[-1] = _rated(record.steps[-1], events[at:at + used], setup)
+                if search(at + used):
                     return True
             _truncate(record, mark)
         return False
 
     try:
-        if not search():
+        opening = told(record.events, 0)
+        if opening is None or not search(opening):
             return None
     except (WildhornError, RecursionError):
         return None

@@ -12,8 +12,9 @@ from bots import _budget
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
+from bots._policy import heuristic_best
 from exact.endgame import Solution, Solver as EndgameSolver, solvable, solve as solve_endgame
-from solver import Core
+from solver import Core, encode_action
 from solver.game import game_for_config
 from solver.errors import BotSpecError, WildhornError
 
@@ -81,6 +82,50 @@ class RandomBot(Bot):
 ENDGAME_SHARE = 0.5
 ENDGAME_NODES_PER_ITERATION = 50
 
+# A decided game (``decided=heuristic``): the search's win estimate for the
+# side to move beyond these bounds, and every action's value within this
+# many standard errors of the best one's (the 95% two-sided normal quantile).
+DECIDED_LOW = 0.01
+DECIDED_HIGH = 0.99
+DECIDED_Z = 1.96
+# What a bot plays in a decided game: the heuristic's choice, a pass at the
+# main step (else the heuristic's choice), or the search's own choice.
+DECIDED_RULES = ("heuristic", "pass", "off")
+PASS_ACTION = encode_action("PASS", 0)
+
+
+def decided_action(core: Core, rule: str) -> int:
+    """The action of a decided game under ``rule`` ("heuristic" or "pass"):
+    the heuristic bot's choice (the first of its tied-best actions); with
+    "pass", passing wherever it is legal at the main step, ending the bot's
+    actions (and the turn once both have passed)."""
+    if rule == "pass" and core.phase == "actions" and PASS_ACTION in core.legal_actions():
+        return PASS_ACTION
+    return heuristic_best(core)[0]
+
+
+def is_decided(stats: dict[str, Any]) -> bool:
+    """True when a search's statistics say the game is decided: the win
+    estimate of the side to move (``stats["value"][stats["player"]]``) is
+    above :data:`DECIDED_HIGH` or below :data:`DECIDED_LOW`, and every root
+    action's value is the same as the best one's within noise (their
+    difference at most :data:`DECIDED_Z` standard errors of the difference,
+    ``sqrt(se_a^2 + se_best^2)``).  An action the search never visited has
+    no value and is not counted."""
+    value = stats.get("value")
+    if value is None:
+        return False
+    own = value[stats["player"]]
+    if DECIDED_LOW <= own <= DECIDED_HIGH:
+        return False
+    rows = [a for a in stats["actions"] if a.get("visits", 0) > 0]
+    if not rows:
+        return False
+    best = max(rows, key=lambda a: a["value"])
+    return all(best["value"] - a["value"]
+               <= DECIDED_Z * (a["stderr"] ** 2 + best["stderr"] ** 2) ** 0.5
+               for a in rows)
+
 
 class SearchBot(Bot):
     """A bot around a Cython searcher (``engine()(seed=..., **engine_options)``)
@@ -96,15 +141,30 @@ class SearchBot(Bot):
     each); if the solve finishes, the bot plays its best action (the first
     optimal one in the legal order) and its statistics are exact
     (``stats["exact"]``); otherwise the search runs with the rest of the
-    budget, as without it."""
+    budget, as without it.
+
+    ``decided``: "heuristic", "pass" or "off".  With "heuristic", when the search
+    finds the game decided (:func:`is_decided`: the side to move's win
+    estimate above 99% or below 1% and every action worth the same within
+    noise), the bot plays the heuristic bot's choice (the first of its
+    tied-best actions, ``bots._policy.heuristic_best``), which passes when
+    nothing useful is left, instead of one of the equal actions the search
+    happens to favour; its analysis says so (``"decided": True``, and
+    ``"search_action"``: what the search would have played).  With
+    "pass" it passes at the main step instead (:func:`decided_action`); with
+    "off" it always plays the search's choice."""
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 endgame: str = "off"):
+                 endgame: str = "off", decided: str = "off"):
         super().__init__(player, seed)
         if endgame not in ("exact", "off"):
             raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
+        if decided not in DECIDED_RULES:
+            raise BotSpecError(f"decided: expected {' or '.join(DECIDED_RULES)}, "
+                               f"got {decided!r}")
         self.endgame = endgame
+        self.decided = decided
         self.endgame_every_action = False   # advise sets it: every action's exact value
         self._endgame_solver: EndgameSolver | None = None
         if iterations is None and time is None:
@@ -170,7 +230,12 @@ class SearchBot(Bot):
                                           time_limit=time_left, observations=observations,
                                           **self.search_options())
         self.last_stats = stats
-        return {**self.choose(stats), "value": stats["value"],
+        chosen = self.choose(stats)
+        if self.decided != "off" and is_decided(stats):
+            action = decided_action(core, self.decided)
+            chosen = {**chosen, "action": action, "best": action, "decided": True,
+                      "search_action": chosen["action"]}
+        return {**chosen, "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}
 
     def search_options(self) -> dict[str, Any]:
@@ -246,9 +311,9 @@ class OOSBot(SearchBot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 reuse: bool = False, endgame: str = "off"):
+                 reuse: bool = False, endgame: str = "off", decided: str = "off"):
         self.reuse = reuse
-        super().__init__(player, seed, time, iterations, engine_options, endgame)
+        super().__init__(player, seed, time, iterations, engine_options, endgame, decided)
         self._rng = random.Random(seed)
 
     @staticmethod

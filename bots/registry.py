@@ -32,7 +32,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from bots.base import Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
+from bots.base import DECIDED_RULES, Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
 from bots._inference import INFERENCE as INFERENCE_SETTINGS
 from bots.heuristic import HeuristicBot
 from solver.errors import BotSpecError
@@ -247,6 +247,14 @@ ENDGAME = Option("endgame", _choice("exact", "off"), "off",
                  "exactly with up to half the move's budget and, if that finishes, play an "
                  "exact best action and report exact values; off: always search")
 
+DECIDED = Option("decided", _choice(*DECIDED_RULES), "heuristic",
+                 "heuristic: when the search's win estimate for the side to move is above "
+                 "99% or below 1% and every action's value is the same within noise (1.96 "
+                 "standard errors of the difference), play the heuristic bot's choice, which "
+                 "passes when nothing useful is left, instead of one of the equal actions; "
+                 "pass: then pass at the main step wherever passing is legal (elsewhere the "
+                 "heuristic's choice); off: always the search's choice")
+
 
 @dataclass(frozen=True)
 class BotEntry:
@@ -280,6 +288,7 @@ BOTS: dict[str, BotEntry] = {
         INFERENCE,
         THREADS,
         ENDGAME,
+        DECIDED,
     )),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
@@ -308,6 +317,7 @@ BOTS: dict[str, BotEntry] = {
         INFERENCE,
         THREADS,
         ENDGAME,
+        DECIDED,
     )),
     "openspiel-ismcts": BotEntry(OpenSpielISMCTSBot, "OpenSpiel's own Python ISMCTS with a "
                                  "random rollout, the external baseline", (

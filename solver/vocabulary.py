@@ -21,8 +21,8 @@ from solver.cards import SIDE_NAMES
 __all__ = ["SIDES", "SIDE_TITLES", "ZONES", "ZONE_TITLES", "ZONE_PLACES", "HOMES",
            "TABLE_ORDER", "SEARCH_ZONE", "PHASES", "DECISION_STEPS", "CHANCE_STEPS", "STEPS",
            "ACTOR_STEPS", "DICE_STEPS", "PENDING_KINDS", "STEAL_KINDS", "ABILITY_KINDS",
-           "STEP_KINDS", "WINDOW_PHASES", "PRIVATE_WINDOWS", "LOCATIONS", "FRAGMENT_KEYS",
-           "FRAGMENT_TITLES",
+           "STEP_KINDS", "KIND_TITLES", "WINDOW_PHASES", "PRIVATE_WINDOWS", "LOCATIONS",
+           "FRAGMENT_KEYS", "FRAGMENT_TITLES",
            "side_index", "format_kinds", "as_json"]
 
 SIDES: tuple[str, ...] = tuple(SIDE_NAMES)
@@ -88,6 +88,14 @@ step not listed (redraw, rocket, actions) has none."""
 assert set(STEP_KINDS) <= set(STEPS), "kinds for a step that is not a step"
 assert {k for ks in STEP_KINDS.values() for k in ks} <= set(PENDING_KINDS), "an unknown kind"
 assert set(ABILITY_KINDS) <= set(PENDING_KINDS), "an unknown ability kind"
+KIND_TITLES: dict[str, str] = {
+    "movement": "Movement", "attack": "attack", "search": "search", "steal": "Spy",
+    "command": "Command", "high_morale": "High Morale",
+    "motorized_refresh": "Motorized Column refresh", "hidden_fragments": "Hidden Fragments"}
+"""Each kind of action under way as a sentence names it (a steal: "Spy" for
+the Polish side; the narration says "Sturmwind" for the German), so that no
+engine name reaches a player."""
+assert set(KIND_TITLES) == set(PENDING_KINDS), "a kind of action without a title"
 WINDOW_PHASES: tuple[str, ...] = ("escort", "ambush", "witnesses", "nurses", "motorcycle",
                                   "modifiers")
 """Reaction windows: a side may answer the action under way, or decline.

@@ -198,3 +198,116 @@ def test_openspiel_baseline_is_seeded_and_takes_a_core():
     from_core = make_bot("openspiel-ismcts:sims=40", 0, 7).step(state.core.copy())
     assert first == again == from_core
     assert isinstance(first, int) and first in state.legal_actions()
+
+
+# ---- decided=heuristic: a decided game ends quickly ----------------------------
+
+
+def _stats(player, own, rows):
+    """Search statistics with the side to move's win estimate ``own`` and
+    root rows (action, visits, value, stderr)."""
+    value = [own, 1 - own] if player == 0 else [1 - own, own]
+    return {"player": player, "value": value,
+            "actions": [{"action": a, "visits": n, "value": v, "stderr": se}
+                        for a, n, v, se in rows]}
+
+
+def test_is_decided_needs_an_extreme_estimate_and_equal_values():
+    from bots.base import is_decided
+    equal = [(0, 40, 1.0, 0.0), (5, 40, 1.0, 0.0), (9, 40, 0.98, 0.02)]
+    assert is_decided(_stats(0, 0.995, equal))
+    assert is_decided(_stats(1, 0.995, equal))
+    assert is_decided(_stats(1, 0.004, [(0, 40, 0.0, 0.0), (5, 40, 0.02, 0.02)]))
+    # the estimate within [1%, 99%]: not decided, however equal the actions
+    assert not is_decided(_stats(0, 0.99, equal))
+    assert not is_decided(_stats(0, 0.5, [(0, 40, 0.5, 0.0), (5, 40, 0.5, 0.0)]))
+    # an action clearly worse than the best: not decided
+    assert not is_decided(_stats(0, 0.995, [(0, 400, 1.0, 0.0), (5, 40, 0.9, 0.02)]))
+    # an unvisited action has no value and does not count
+    assert is_decided(_stats(0, 0.995, [(0, 40, 1.0, 0.0), (5, 0, 0.0, 0.0)]))
+
+
+def _decided_positions(games=3, limit=2):
+    """Positions of seeded ISMCTS self-play games (decided=off, 300
+    iterations, a fresh bot of seed 11 at each decision) that the search
+    finds decided and where its choice is not among the heuristic's:
+    (state, player).  Without the prior (prior=0): with it, the equal
+    actions' visits lean to the heuristic's choice, so the two rarely
+    differ at 300 iterations."""
+    import random
+
+    from bots.base import is_decided
+    from bots._policy import heuristic_best
+    found = []
+    game = pyspiel.load_game("wildhorn")
+    for seed in range(games):
+        state, rng = game.new_initial_state(), random.Random(seed)
+        while not state.is_terminal() and len(found) < limit:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+                continue
+            player = state.current_player()
+            result = make_bot("ismcts:iterations=300,prior=0,decided=off", player, 11).analyse(state)
+            stats = result.get("stats")
+            if stats and is_decided(stats) and result["action"] not in heuristic_best(state.core):
+                found.append((state.clone(), player))
+            state.apply_action(result["action"])
+        if len(found) >= limit:
+            break
+    return found
+
+
+def test_a_decided_position_takes_the_heuristic_choice():
+    """Where the search finds the game decided and its own choice differs
+    from the heuristic's, decided=heuristic plays the heuristic's choice and
+    says so; decided=off plays the search's (same seed: the same search).
+    (Without the prior, as in _decided_positions.)"""
+    from bots._policy import heuristic_best
+    positions = _decided_positions()
+    assert positions, "no decided position with a search choice off the heuristic's"
+    for state, player in positions:
+        on = make_bot("ismcts:iterations=300,prior=0,decided=heuristic", player, 11).analyse(state)
+        off = make_bot("ismcts:iterations=300,prior=0,decided=off", player, 11).analyse(state)
+        assert on["stats"]["actions"] == off["stats"]["actions"]
+        assert on["action"] == heuristic_best(state.core)[0] and on.get("decided") is True
+        assert on["search_action"] == off["action"] != on["action"]
+        assert "decided" not in off
+        best = max(off["stats"]["actions"], key=lambda a: (a["visits"], a["value"]))
+        assert off["action"] == best["action"]
+
+
+def test_a_close_position_keeps_the_search_choice():
+    """At the opening (no side near 0% or 100%) decided=heuristic changes
+    nothing: the same action and analysis as decided=off."""
+    state = opening()
+    on = make_bot("ismcts:iterations=300", state.current_player(), 4).analyse(state)
+    off = make_bot("ismcts:iterations=300,decided=off", state.current_player(), 4).analyse(state)
+    assert 0.01 <= on["value"][state.current_player()] <= 0.99
+    assert on["action"] == off["action"] and "decided" not in on
+
+
+def test_decided_is_a_registry_option():
+    assert parse_spec("ismcts:decided=off") == ("ismcts", {"decided": "off"})
+    assert parse_spec("oos:decided=heuristic") == ("oos", {"decided": "heuristic"})
+    assert parse_spec("ismcts:decided=pass") == ("ismcts", {"decided": "pass"})
+    assert make_bot("ismcts:iterations=10", 0, 1).decided == "heuristic"
+    assert make_bot("oos:iterations=10,decided=off", 0, 1).decided == "off"
+    with pytest.raises(BotSpecError, match="decided"):
+        parse_spec("ismcts:decided=random")
+
+
+def test_decided_pass_passes_at_the_main_step():
+    """A lost position (Polish 0-2, nothing can change it; see
+    test_reports_a_lost_position): decided=pass passes, decided=heuristic
+    plays the heuristic's choice (search), decided=off the search's."""
+    from bots._policy import heuristic_best
+    core = last_turn({"PL01": "periphery", "DE01": "base", "DE03": "base"},
+                     {"periphery": 1, "base": 2})
+    assert core.phase == "actions" and 0 in core.legal_actions()
+    results = {rule: make_bot(f"ismcts:iterations=2000,decided={rule}", 0, 5).analyse(core)
+               for rule in ("pass", "heuristic", "off")}
+    assert results["pass"]["action"] == 0 and results["pass"]["decided"] is True
+    assert results["heuristic"]["action"] == heuristic_best(core)[0] != 0
+    assert "decided" not in results["off"]

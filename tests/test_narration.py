@@ -77,7 +77,8 @@ def test_every_kind_of_event_is_narrated_with_its_outcome(narrated):
 
 def test_nothing_hidden_is_narrated(narrated):
     """R26: the opponent's hand, draws and cards sent back stay unnamed; R29:
-    the opponent's declines and passes of priority are not told."""
+    the opponent's declines are not told (its passes of priority are public:
+    test_passes_of_priority_are_public)."""
     checked = 0
     for seed in narrated:
         for viewer in (0, 1, -1):
@@ -93,7 +94,7 @@ def test_nothing_hidden_is_narrated(narrated):
                                 or before.location(g)[0] in PUBLIC_PLACES), (seed, viewer, e.text)
                         checked += 1
                     if e.who in ("polish", "german") and ("polish", "german").index(e.who) != viewer:
-                        assert "decline" not in e.text and "priority" not in e.text, e.text
+                        assert "decline" not in e.text, e.text
     assert checked > 1000
 
 
@@ -164,16 +165,18 @@ def test_a_search_with_a_modifier_tells_die_totals_needed_and_the_fragment():
     assert pending_figures(core) == {"needed": 4, "total": 5, "dice": [3], "modifiers": [2, 0],
                                      "totals": "total 5 (die 3 + 2), needs 4",
                                      "succeeds_as_it_stands": True}
-    # the German player passes priority: told only to the German player (R29); the
-    # Polish player, holding nothing more, passes too and the window closes
+    # the German player passes priority: public (R29), told to both; the Polish
+    # player, holding nothing more, passes too (forced: told to the German player
+    # in the same words as a chosen pass) and the window closes
     german_view = Narrator(config(), 1)
     before = core.copy()
     core.apply(DECLINE)
     outcome = ["The search succeeds: total 5 (die 3 + 2), needs 4.",
                "A fragment moves from the Periphery to the Forest (Periphery 1, Forest 1)."]
-    assert [e.text for e in polish.step(before, DECLINE, core)] == outcome
+    assert [e.text for e in polish.step(before, DECLINE, core)] == [
+        "German passes priority.", *outcome]
     assert [e.text for e in german_view.step(before, DECLINE, core)] == [
-        "You pass priority.", *outcome]
+        "You pass priority.", "Polish passes priority.", *outcome]
 
 
 def test_an_attack_tells_both_dice_the_totals_and_the_card_destroyed():
@@ -199,6 +202,9 @@ def test_an_attack_tells_both_dice_the_totals_and_the_card_destroyed():
     assert texts == ["Attack die for PL02 Partisans (Polish): 5.",
                      "Defence die for DE06 Soldiers (German): 2. Polish 7 (die 5 + 2 bullets) "
                      "against German 4 (die 2 + 2 bullets): the attack succeeds unless modified.",
+                     # neither holds a modifier: the Polish pass of priority is public
+                     # all the same (R29), the German one is the viewer's own, forced
+                     "Polish passes priority.",
                      "The attack succeeds: Polish 7 (die 5 + 2 bullets) beats German 4 "
                      "(die 2 + 2 bullets).",
                      "DE06 Soldiers is destroyed."]
@@ -320,3 +326,80 @@ def test_pending_figures_agree_with_the_pending_text(seed):
                 word = "succeeds" if figures["succeeds_as_it_stands"] else "fails"
                 assert f"{word} as it stands" in text, (figures, text)
     assert seen
+
+
+def _raw_passes(before, action, after):
+    """The passes of priority in the raw steps from ``before`` to ``after``
+    (the action, then the single-option moves Core.apply made): [(player,
+    forced)]."""
+    state, out, first = before.copy(), [], True
+    while True:
+        if not state.is_chance() and state.phase == "modifiers" and action == DECLINE:
+            out.append((state.current_player(), not first or len(state.legal_actions()) == 1))
+        state.apply_raw(action)
+        if state == after:
+            return out
+        options = ([a for a, _ in state.chance_outcomes()] if state.is_chance()
+                   else state.legal_actions())
+        action, first = options[0], False
+
+
+def test_passes_of_priority_are_public(narrated):
+    """R29: in a modifier window a pass of priority is public and looks the
+    same whether the player could have played something or not: the other
+    side and a spectator are told of every one (the bot's too, as the
+    human's own are told to the human), in the same words; the player who
+    passed is told of those it chose."""
+    seen = {True: 0, False: 0}
+    for seed in narrated:
+        for viewer in (0, 1, -1):
+            for before, action, after, entries in narrated[seed][viewer]:
+                if before.is_chance():
+                    continue
+                passes = _raw_passes(before, action, after)
+                told = [e for e in entries if e.details.get("action") == "pass priority"]
+                expected = [("You pass priority." if p == viewer else
+                             f"{('Polish', 'German')[p]} passes priority.")
+                            for p, forced in passes if not (p == viewer and forced)]
+                assert [e.text for e in told] == expected, (seed, viewer)
+                for p, forced in passes:
+                    if p != viewer:
+                        seen[forced] += 1
+    assert seen[True] > 0 and seen[False] > 0, seen
+
+
+def test_no_engine_name_reaches_the_text(narrated, games):
+    """No snake_case engine name (hidden_fragments, motorized_refresh, ...)
+    in any entry or in what is under way, whoever the viewer."""
+    from solver.vocabulary import PENDING_KINDS
+    snake = re.compile(r"\b[a-z]+_[a-z_]+\b")
+    for seed in narrated:
+        for viewer in (0, 1, -1):
+            for *_, entries in narrated[seed][viewer]:
+                for e in entries:
+                    assert not snake.search(e.text), e.text
+    kinds = set()
+    for steps in games.values():
+        for before, _, after in steps:
+            for core in (before, after):
+                if core.pending:
+                    kinds.add(core.pending["kind"])
+                    text = pending_text(core)
+                    assert not snake.search(text), text
+    assert {"hidden_fragments", "motorized_refresh", "high_morale", "command"} <= kinds, kinds
+
+
+def test_a_refresh_by_the_motorized_column_is_named_for_people():
+    """German refreshes DE02 Soldiers (Motorized Column), not
+    (motorized_refresh); and what is under way names it too."""
+    from solver.vocabulary import KIND_TITLES
+    for seed in range(40):
+        for before, action, after in random_game(seed):
+            if not before.is_chance() and before.phase == "refresh" \
+                    and before.pending["kind"] == "motorized_refresh":
+                text = " ".join(e.text for e in Narrator(config(), -1).step(before, action, after))
+                assert "(Motorized Column)." in text and "motorized" not in text, text
+                assert pending_text(before).endswith(
+                    f"{KIND_TITLES['motorized_refresh']}: which exhausted Unit to refresh")
+                return
+    pytest.fail("no Motorized Column refresh in 40 random games")

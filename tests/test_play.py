@@ -149,6 +149,9 @@ def test_help_and_hint():
     assert r.returncode == 0, r.stderr
     assert "Commands:" in r.stdout and "undo" in r.stdout
     assert "Hint: " in r.stdout and "Win probability: Polish" in r.stdout
+    # each action's win chance, and the search's frequency named as one
+    assert re.search(r": your win chance \d+%, searched \d+% of the time", r.stdout)
+    assert "value 0." not in r.stdout and "played " not in r.stdout
 
 
 def test_eof_ends_cleanly_and_a_searching_bot_rates_the_game():
@@ -252,3 +255,74 @@ def test_every_save_of_the_first_format_loads(tmp_path, name):
     r = play("play", "--load", str(path), lines=["1", "1", "quit"])
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert ("Game over" in r.stdout) is (name == "play-over")
+
+
+def test_undo_says_what_it_took_back():
+    r = play(*BASE, lines=["1", "PL01 place", "undo", "quit"])
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    line = out[out.index("Undone: "):out.index("Back to that decision.") + 22]
+    assert 'your decision "You place PL01 Scouts in the Forest."' in line
+    assert re.search(r"and the bot's \d+ decisions? after it \(\d+ log entr(y|ies) taken back\)",
+                     line), line
+    assert line.endswith("Back to that decision.")
+
+
+@pytest.mark.parametrize("screen", [[], ["--compact"]])
+def test_card_shows_a_cards_text_on_either_screen(screen):
+    r = play(*BASE, *screen, lines=["card PL07", "card de22", "card motorcycle", "card PL99",
+                                    "card", "quit"])
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "PL07 Partisans (Polish Unit, 2 bullets, one of 4 copies): Unit, 2 bullets." in out
+    assert out.count("DE22 Motorcycle (German Immediate, one of 2 copies): Immediate:") == 2
+    assert "card: no card 'PL99': give a card's number (PL01 to DE23) or part of its name" in out
+    assert "card: give a card's number or part of its name, e.g. card PL07." in out
+    assert "Traceback" not in r.stdout + r.stderr
+    help_text = play(*BASE, *screen, lines=["help", "quit"]).stdout
+    assert "card PL07" in help_text
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_unit_waiting_on_the_motorcycle_is_drawn_where_it_goes(compact):
+    """The log says "German moves DE02 Soldiers from the Rocket Base to the
+    Periphery" before the Motorcycle window: the table, drawn from the
+    record, shows DE02 in the Periphery (marked moving), not at the Base."""
+    from apps.narration import Narrator
+    from tests.helpers import act, build
+    record = new_record(human=1, bot=BotSpec.parse("random"), seed=3)
+    core = build(places={"DE02": "base", "DE22": "hand", "PL01": "forest"}, actor=1)
+    before = core.copy()
+    core.apply(act("MOVE", "DE02"))
+    assert core.phase == "motorcycle" and core.location(24)[0] == "base"
+    told = [e.text for e in Narrator(core.config, 1).step(before, act("MOVE", "DE02"), core)]
+    assert "You move DE02 Soldiers from the Rocket Base to the Periphery." in told
+    record.core = core
+    out = io.StringIO()
+    session = PlaySession(record, compact=compact, inp=io.StringIO(""), out=out)
+    session.render(["decline", "DE22 Motorcycle: play"])
+    lines = out.getvalue().splitlines()
+    if compact:
+        base = next(x for x in lines if x.startswith("Base "))
+        periphery = next(x for x in lines if x.startswith("Periphery "))
+        assert "DE02" not in base and "DE02 Soldiers:2*>" in periphery
+        assert any(">moving" in x for x in lines)
+    else:
+        def row(zone):  # the table's row of a zone, from its title to the next rule
+            i = next(k for k, x in enumerate(lines) if x.startswith(f"| {zone}"))
+            j = next(k for k in range(i, len(lines)) if lines[k].startswith(("|---", "+---")))
+            return " ".join(lines[i:j])
+        assert "DE02" not in row("Rocket Base")
+        assert "DE02 Soldiers [2 bullets]" in row("Periphery") and "moving" in row("Periphery")
+
+
+def test_an_ask_all_window_draws_the_table():
+    r = play("play", "--bot", "heuristic", "--seed", "12", "--side", "german", "--ask-all",
+             lines=["1"] * 400 + ["quit"])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    windows = [i for i, x in enumerate(lines) if x.startswith("Reaction window (")]
+    assert windows
+    for i in windows[:5]:  # the table was drawn just before the window's option
+        above = "\n".join(lines[max(0, i - 60):i])
+        assert "Your hand (" in above and "Rocket Base" in above

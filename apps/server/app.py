@@ -99,7 +99,15 @@ def run(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
 
 
 def _open(address: str) -> None:
-    """Opens the table in the default browser, or says that none could be."""
-    if not webbrowser.open(address):
-        print(f"note: no browser could be opened here: open {address} yourself",
+    """Opens the table in the default browser, or says that none could be
+    (``webbrowser.open`` returning False or raising): the server goes on."""
+    try:
+        opened = webbrowser.open(address)
+    except (webbrowser.Error, OSError) as err:
+        opened = False
+        why = f" ({err})" if str(err) else ""
+    else:
+        why = ""
+    if not opened:
+        print(f"note: no browser could be opened here{why}: open {address} yourself",
               file=sys.stderr)

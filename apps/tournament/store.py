@@ -314,10 +314,25 @@ def record(outdir: Path, result: dict[str, Any]) -> None:
     """Append a finished game: its value rows first, then its row, which
     counts them (the row is what marks the game done).  Each write is
     checked: a full disk raises SerializationError naming the file, and the
-    game is not counted."""
+    game is not counted: when its row cannot be written, its value rows are
+    taken back too, so the folder holds no value rows of a game not done
+    (resume would drop them, but a reader of the folder meanwhile would
+    count them)."""
     result["row"]["value_rows"] = len(result["values"])
-    append(outdir / "values.csv", VALUE_FIELDS, result["values"])
-    append(outdir / "games.csv", GAME_FIELDS, [result["row"]])
+    values = outdir / "values.csv"
+    before = values.stat().st_size if values.exists() else None
+    append(values, VALUE_FIELDS, result["values"])
+    try:
+        append(outdir / "games.csv", GAME_FIELDS, [result["row"]])
+    except SerializationError:
+        try:
+            if before is None:
+                values.unlink(missing_ok=True)
+            else:
+                os.truncate(values, before)
+        except OSError:
+            pass    # resume drops them (rows of a game without its row)
+        raise
 
 
 # ---- one run per folder -----------------------------------------------------------
