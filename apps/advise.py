@@ -985,16 +985,26 @@ class _Planner:
         # merge the classes with the same answer
         # (the same answer with identical cards, R27: PL18 Good Luck where
         # PL19 Good Luck was played first, is one answer)
-        merged: dict[str, list] = defaultdict(list)
+        # (and only where the rolls went the same way: a class of rolls that
+        # succeed is never joined with one of rolls that fail)
+        merged: dict[tuple, list] = defaultdict(list)
         for events, weight, ans in answered:
-            merged[ans.get("card", (ans["then"], None))[0]].append((events, weight, ans))
+            merged[(ans.get("card", (ans["then"], None))[0], _verdicts(events))].append(
+                (events, weight, ans))
+        # an answer is named once in the reply, by its most likely card (R27)
+        named: dict[Any, dict[str, Any]] = {}
+        for (card, _), group in sorted(merged.items(), key=lambda kv: -max(x[1] for x in kv[1])):
+            named.setdefault(card, max(group, key=lambda x: x[1])[2])
+        texts_of: dict[Any, set] = defaultdict(set)
+        for (card, _), group in merged.items():
+            texts_of[card] |= {a["then"] for _, _, a in group}
         shown = total or 1.0   # outcome probabilities are shares of the whole reply
         outcomes = []
-        for then, group in merged.items():
+        for (card, _), group in merged.items():
             w = sum(wt for _, wt, _ in group)
-            first = max(group, key=lambda x: x[1])[2]
+            first = named[card]
             then_says = first["then_says"]
-            texts = {a["then"] for _, _, a in group}
+            texts = texts_of[card]
             if len(texts) > 1:   # the card numbers of the identical cards
                 others = sorted(t.split()[0] for t in texts if t != first["then"])
                 then_says += f" (or {' or '.join(others)}: identical cards, R27)"
@@ -1146,6 +1156,18 @@ def _margin_words(label: str, need: int | None, values: set[int], low: int,
         note = f"needs {need}; {verdict}" if need is not None and i == 0 else verdict
         parts.append(f"{_span(r[0], r[-1], low, high)} ({note})")
     return f"{label} is " + " or ".join(parts)
+
+
+def _verdicts(events: tuple) -> tuple:
+    """Whether each roll of a chance class succeeds as rolled: (label,
+    succeeds) for every margin event (a class's band lies on one side of
+    the roll's threshold, see :func:`_band`)."""
+    out = []
+    for ev in events:
+        if ev[0] == "margin":
+            _, label, need, lo, _hi, _low, _high = ev
+            out.append((label, lo >= (1 if need is None else need)))
+    return tuple(out)
 
 
 def _class_sets(events: tuple) -> dict[str, tuple]:

@@ -243,7 +243,10 @@ def test_outcomes_of_an_attack_in_words():
         if "outcomes" in r:
             covered = sum(o["probability"] for o in r["outcomes"])
             assert abs(covered - 1) < 1e-3 and abs(r["outcomes_covered"] - 1) < 1e-3
-            assert len({o["then"] for o in r["outcomes"]}) == len(r["outcomes"])  # merged
+            # merged: one outcome per answer and per way the rolls went
+            assert len({(o["then"], verdicts(o["when"])) for o in r["outcomes"]}) == \
+                len(r["outcomes"])
+            assert all(not mixed_classes(o["when"]) for o in r["outcomes"])
     assert "not analysed" not in format_advice(out)
 
 
@@ -616,7 +619,15 @@ def mixed_classes(when: str) -> list[str]:
             ok = f.group(6) == "succeeds"
             if threshold is None or (ok and lo < threshold) or (not ok and hi >= threshold):
                 bad.append(f.group(0))
+        if len({f.group(6) for f in found}) > 1:   # one class joins failing and succeeding rolls
+            bad.append(m.group(0))
     return bad
+
+
+def verdicts(when: str) -> tuple:
+    """How the rolls of a class went, as its words say: each roll's
+    "fails"/"succeeds", in order."""
+    return tuple(re.findall(r"(fails|succeeds) as rolled", when))
 
 
 def when_of(line: str) -> str:
@@ -631,10 +642,16 @@ def test_mixed_classes_checker():
     assert mixed_classes("if your search total is 2-5 (needs 4)")
     assert mixed_classes("if the Polish attack total minus your defence total is -2 or less or "
                          "3 or more")
-    assert not mixed_classes("if the Polish attack total minus your defence total is -1 to 0 "
-                             "(fails as rolled) or 1-2 (succeeds as rolled)")
-    assert not mixed_classes("if your search total is 2-3 (needs 4; fails as rolled) or 4 or "
-                             "more (succeeds as rolled)")
+    # spans with their verdicts, but one class of failing and succeeding rolls
+    assert mixed_classes("if the Polish attack total minus your defence total is -1 to 0 "
+                         "(fails as rolled) or 1-2 (succeeds as rolled)")
+    assert mixed_classes("if your search total is 2-3 (needs 4; fails as rolled) or 4 or "
+                         "more (succeeds as rolled)")
+    assert not mixed_classes("if the Polish attack total minus your defence total is -2 or less "
+                             "(fails as rolled)")
+    assert not mixed_classes("if your search total is 4-5 (needs 4; succeeds as rolled) and the "
+                             "German attack total minus your defence total is -1 to 0 (fails as "
+                             "rolled)")
 
 
 def test_cli_identical_cards_are_one_answer(tmp_path):
@@ -647,12 +664,15 @@ def test_cli_identical_cards_are_one_answer(tmp_path):
     good_luck_answers = 0
     for r in replies_of(out):
         answers = [o["then"] for o in r.get("outcomes", [])] or [r["then"]]
-        luck = [t for t in answers if "Good Luck" in t]
+        # one Good Luck named in the reply (the same answer may come for
+        # rolls that fail and for rolls that succeed, each its own class)
+        luck = {t for t in answers if "Good Luck" in t}
         assert len(luck) <= 1, (r["if"], answers)
         good_luck_answers += len(luck)
     assert good_luck_answers >= 1
     block = text.split("If the German plays Bad Luck")[1].split("  - ")[0]
-    assert sum("Good Luck" in line for line in block.splitlines()) == 1, block
+    named = set(re.findall(r"PL1[89] Good Luck", block))
+    assert len(named) == 1 and "Good Luck" in block, block
     assert "PL19 Good Luck: play" not in text.split("If you play")[1]
 
 

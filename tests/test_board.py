@@ -353,8 +353,10 @@ def test_board_identical_cards_one_answer(tmp_path):
     luck = 0
     for r in _replies(advice):
         answers = [o["then"] for o in r.get("outcomes", [])] or [r["then"]]
-        assert sum("Good Luck" in t for t in answers) <= 1, answers
-        luck += sum("Good Luck" in t for t in answers)
+        # one Good Luck named in the reply (the same answer may come for
+        # rolls that fail and for rolls that succeed, each its own class)
+        assert len({t for t in answers if "Good Luck" in t}) <= 1, answers
+        luck += any("Good Luck" in t for t in answers)
     assert luck
 
 

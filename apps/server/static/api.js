@@ -192,6 +192,13 @@
  * @property {number | null} [best_value]
  * @property {number | null} [loss]
  * @property {number} [options]
+ * @property {boolean} [exact] rated by the exact last-turn solver (not a search)
+ *
+ * The player's error rate over rated decisions: the mean loss in win
+ * probability per decision (null when none is rated).
+ * @typedef {object} ErrorRate
+ * @property {number} decisions
+ * @property {number | null} mean_loss
  *
  * @typedef {object} Review
  * @property {number} done
@@ -199,6 +206,8 @@
  * @property {string} budget
  * @property {ReviewDecision[]} decisions
  * @property {ReviewDecision[]} [mistakes]
+ * @property {ErrorRate} [error_rate] over every rated decision
+ * @property {ErrorRate} [exact_error_rate] over the decisions rated exactly
  */
 
 /**

@@ -16,8 +16,25 @@ function reviewRow(d) {
   if (d.loss !== undefined && d.loss !== null) {
     text += d.loss > 0 ? ` \u2014 loses ${pct(d.loss)} (better: ${d.best}, ${pct(d.best_value)} instead of ${pct(d.chosen_value)})`
                        : ` \u2014 fine (${pct(d.chosen_value)})`;
+    if (d.exact) text += " (exact)";
   } else if (d.options === 1) text += " \u2014 forced";
   return el("li", { class: "review-row", "data-index": d.index, text, onclick: () => stepTo(d.index) });
+}
+
+/**
+ * The player's error rate as GNU Backgammon gives it: the mean loss in win
+ * chance per rated decision, and over the last turn's exactly rated ones.
+ * @param {Review} r
+ */
+function errorRateText(r) {
+  const all = r.error_rate;
+  if (!all || all.mean_loss === null || !all.decisions) return "";
+  let text = ` Your error rate: ${(100 * all.mean_loss).toFixed(1)}% of win chance lost per decision, on average over ${all.decisions} rated.`;
+  const exact = r.exact_error_rate;
+  if (exact && exact.decisions && exact.mean_loss !== null) {
+    text += ` In the last turn, rated exactly: ${(100 * exact.mean_loss).toFixed(1)}% per decision over ${exact.decisions}.`;
+  }
+  return text;
 }
 
 /** @param {Review} r */
@@ -30,7 +47,8 @@ function drawReview(r) {
   const series = [{ values: rated, cls: "review-line", label: "the review's value of each of your rated decisions" }];
   g.append(graph(game.view ? [estimates(game.view), ...series] : series, { xLabel: "moves and decisions, first to last" }));
   $("#review-progress").textContent = r.total === 0 ? "No decision of yours to rate yet." :
-    `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".");
+    `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".") +
+    errorRateText(r);
   const ml = $("#review-mistakes");
   ml.innerHTML = "";
   for (const d of r.mistakes || []) ml.append(reviewRow(d));
