@@ -414,3 +414,48 @@ def test_probe_tells_whether_a_position_reaches_a_value():
     engine.clear()
     done, v, _ = engine.probe(state.core, -1.0, 2.0)
     assert done and v == pytest.approx(value, abs=1e-12)
+
+
+# ---- the review graded exactly ------------------------------------------------------
+
+
+def test_review_grades_a_last_turn_decision_exactly():
+    """In the solvable region the review's rating is the exact loss (the
+    independent expectimax's values, not a search's); outside it, a
+    search's, said so."""
+    from apps.record import review_search
+
+    rng = random.Random(4)
+    for _ in range(200):     # a decision point of the last turn whose actions differ
+        state = walk_to(after_rocket("small", rng.randrange(2)), rng, rng.randrange(0, 60))
+        if state.is_terminal() or state.is_chance_node() or not solvable(state.core):
+            continue
+        player = state.current_player()
+        values = {a: v if player == 0 else 1.0 - v for a, v in action_values(state).items()}
+        if max(values.values()) - min(values.values()) > 0.01:
+            break
+    else:
+        pytest.fail("no last-turn decision with differing actions in 200 walks")
+    worst = min(values, key=values.get)
+    rated = review_search({"variant": "small"}, state.core.to_bytes(), player, 1, 50, worst, 1)
+    assert rated["exact"] is True
+    assert rated["loss"] == pytest.approx(max(values.values()) - values[worst], abs=1e-4)
+    assert rated["chosen_value"] == pytest.approx(values[worst], abs=1e-4)
+    early = FULL.new_initial_state()
+    while early.is_chance_node():
+        early.apply_action(early.chance_outcomes()[0][0])
+    assert not solvable(early.core)
+    guess = review_search({}, early.core.to_bytes(), early.current_player(), 1,
+                          50, early.legal_actions()[0], 1)
+    assert guess["exact"] is False and guess["loss"] is not None
+
+
+def test_review_error_rate_is_the_mean_loss_per_rated_decision():
+    from apps.server.routes_games import error_rate, review_json
+
+    decisions = [{"loss": 0.1, "exact": True}, {"loss": 0.0, "exact": False},
+                 {"loss": None}, {"loss": 0.2, "exact": True}]
+    review = review_json({"version": 1, "total": 4, "done": 4, "decisions": decisions})
+    assert review["error_rate"] == {"decisions": 3, "mean_loss": 0.1}
+    assert review["exact_error_rate"] == {"decisions": 2, "mean_loss": 0.15}
+    assert error_rate([]) == {"decisions": 0, "mean_loss": None}
