@@ -367,13 +367,26 @@ def test_bench_endgame_pieces(tmp_path):
 
     from apps import bench_endgame as be
 
-    suite = be.make_suite(games=2, max_nodes=100_000, last=2)
+    heuristic = ("heuristic", "heuristic")     # fast players for the test
+    suite = be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic)
     assert suite["positions"] and all(p["from_end"] >= 1 for p in suite["positions"])
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite))
     cores = be.suite_cores(json.loads(path.read_text()))
     assert [c.to_bytes() for _, c in cores] == \
-        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed)[-2:]]
+        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed, heuristic)[-2:]]
+    # a run in a work folder keeps each game; a second run reads them back
+    # (seed 2 played by a run from seed 2, as a second process would)
+    work = tmp_path / "work"
+    be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic, work=work, first=2)
+    assert sorted(f.name for f in work.iterdir()) == ["game-002.json", "params.json"]
+    again = be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic, work=work)
+    assert again == suite
+    (work / "game-001.json").write_text("[]")           # read back, not played again
+    assert be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic,
+                         work=work)["positions"] == suite["positions"][2:]
+    with pytest.raises(ValueError, match="made with"):
+        be.make_suite(games=2, max_nodes=50_000, last=2, specs=heuristic, work=work)
     solved = [(r, c) for r, c in cores if r["solved"]]
     assert solved, "the last decisions of a game solve within 100,000 nodes"
     for row, core in solved[:3]:
