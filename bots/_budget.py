@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from math import sqrt
 from time import perf_counter
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 CHUNK = 64  # iterations between two looks at the clock
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
@@ -132,10 +132,34 @@ def run_trees(runs: Sequence[Callable[[int], int]], iterations: int,
     return sum(by_thread), by_thread, seconds
 
 
-def win_probabilities(player: int, p: float, n: float) -> tuple[list[float], list[list[float]]]:
+# The win probability a search reports is biased (the playouts' heuristic
+# play, the tree's exploration), and more iterations narrow the sampling
+# noise but keep the bias: the 95% interval adds a bias scale b to the
+# sampling error, 1.96 sqrt(se^2 + b^2).  In the last turn b is calibrated
+# against exact values on the frozen last-turn suite (``wildhorn-solve bench
+# endgame``, results/bench-endgame.json: ``values``, the largest
+# ``bias_needed`` for 95% coverage over the ISMCTS budgets); before it, where
+# nothing is exact, against searches 16 times longer
+# (benchmarks/value_coverage.py, results/value-coverage.json:
+# ``bias_needed``), which share the playouts' bias, so that b is a lower
+# bound.  docs/advice.md says what the interval means.
+VALUE_BIAS_LAST_TURN = 0.0
+VALUE_BIAS = 0.0282
+
+
+def value_bias(core: Any) -> float:
+    """The bias scale of a search's value at ``core``'s position."""
+    return VALUE_BIAS_LAST_TURN if core.turn >= core.config.turns else VALUE_BIAS
+
+
+def win_probabilities(player: int, p: float, n: float, bias: float | None = None
+                      ) -> tuple[list[float], list[list[float]]]:
     """``player``'s win probability p, estimated from n (effective) samples,
-    as [polish, german] probabilities and their 95% normal intervals."""
-    half = 1.96 * sqrt(p * (1 - p) / max(n, 1.0))
+    as [polish, german] probabilities and their 95% intervals: the
+    sampling error and the bias scale ``bias`` (:func:`value_bias` of the
+    position; none if not given) together, clipped to [0, 1]."""
+    b = 0.0 if bias is None else bias
+    half = 1.96 * sqrt(p * (1 - p) / max(n, 1.0) + b * b)
     value = [0.0, 0.0]
     ci = [[0.0, 0.0], [0.0, 0.0]]
     value[player] = p
