@@ -43,7 +43,7 @@ import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
-from bots import make_bot
+from bots import bias_needed, make_bot
 from exact.endgame import Solver, solvable, solve
 from solver import Core
 from solver.game import make_config
@@ -425,9 +425,10 @@ def value_check(cores: list[tuple[dict[str, Any], Core]],
     probability of the player to move against the exact value, the share
     of reported 95% intervals that contain it (``coverage``), the same for
     the sampling-only interval (``coverage_sampling``), and ``bias_needed``:
-    the smallest bias scale b for which an interval 1.96 sqrt(se^2 + b^2)
-    covers 95% of these positions (what ``bots._budget.VALUE_BIAS`` is
-    calibrated from)."""
+    the smallest bias scale b for which the interval
+    1.96 sqrt(p (1 - p) (1/n + b^2)) covers 95% of these positions (what
+    ``bots._budget.VALUE_BIAS_LAST_TURN`` is calibrated from; None if no b
+    does)."""
     graded = [(row, core) for row, core in cores if _differs(row)]
     out: dict[str, Any] = {"positions": len(graded)}
     for name, n in searches:
@@ -443,13 +444,13 @@ def value_check(cores: list[tuple[dict[str, Any], Core]],
             errors.append(error)
             covered += lo - TOLERANCE <= row["value"] <= hi + TOLERANCE
             covered_sampling += error <= 1.96 * se + TOLERANCE
-            needed.append(sqrt(max(0.0, (error / 1.96) ** 2 - se ** 2)))
+            needed.append(bias_needed(value, error, se))
         m = len(errors) or 1
         key = f"{name}:iterations={n}"
         out[key] = {"mean_error": round(statistics.fmean(errors), 4) if errors else None,
                     "coverage": round(covered / m, 4),
                     "coverage_sampling": round(covered_sampling / m, 4),
-                    "bias_needed": round(_quantile(needed, 0.95), 4) if needed else None}
+                    "bias_needed": _rounded(_quantile(needed, 0.95)) if needed else None}
         log(f"values of {key}: {out[key]}")
     return out
 
@@ -463,6 +464,11 @@ def _sampling_error(stats: dict[str, Any], value: float) -> float:
     else:
         n = max(stats["actions"], key=lambda a: (a["visits"], a["value"]))["visits"]
     return sqrt(value * (1 - value) / max(n, 1.0))
+
+
+def _rounded(x: float) -> float | None:
+    """``x`` to 4 places; None for inf (no bias scale suffices)."""
+    return None if x == float("inf") else round(x, 4)
 
 
 def _quantile(xs: list[float], q: float) -> float:

@@ -1,7 +1,7 @@
 """Away from the last turn, do the search's win probability and its 95%
 interval mean what they say?  Checked against much longer searches.
 
-    python benchmarks/value_coverage.py --positions 40 --iterations 4000 --reference 64000 --seed 3
+    python benchmarks/value_coverage.py --positions 40 --iterations 4000 --reference 64000 --seed 3 [--bot oos]
 
 Positions: decision points (more than one legal action) of turns 1 to 3,
 every ``--every``-th one, of seeded games between two ``ismcts:iterations=300``
@@ -18,8 +18,9 @@ Writes results/value-coverage.json: the share of intervals that contain
 the reference (with a Wilson interval), the mean and largest absolute
 difference, the mean interval width, the same for the sampling-only
 interval (1.96 standard errors, without ``bots._budget.VALUE_BIAS``), and
-``bias_needed``: the smallest bias scale b for which 1.96 sqrt(se^2 + b^2)
-covers 95% of the references (what ``VALUE_BIAS`` is calibrated from).
+``bias_needed``: the smallest bias scale b for which the interval
+1.96 sqrt(p (1 - p) (1/n + b^2)) covers 95% of the references (what
+``VALUE_BIAS`` is calibrated from).
 Each position's reference value is kept in ``--work`` (default
 build/value-coverage), so the same command continues an interrupted run.
 """
@@ -38,7 +39,7 @@ import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.tournament import wilson
-from bots import make_bot
+from bots import bias_needed, make_bot
 from solver import Core
 from solver.jsonio import write_atomic
 
@@ -71,18 +72,21 @@ def positions(count: int, every: int, seed: int) -> list[Core]:
     return out
 
 
-def search(core: Core, iterations: int, seed: int) -> tuple[float, list[float], float]:
+def search(core: Core, iterations: int, seed: int, name: str = "ismcts"
+           ) -> tuple[float, list[float], float]:
     """(value, reported interval, sampling standard error) of the side to
-    move, from a one-thread ISMCTS with advise's options."""
+    move, from a one-thread search (``name``: ismcts or oos) with advise's
+    options."""
     player = core.current_player()
-    bot = make_bot(f"ismcts:iterations={iterations},threads=1", player, seed, interactive=True)
+    bot = make_bot(f"{name}:iterations={iterations},threads=1", player, seed, interactive=True)
     result = bot.analyse(core.copy())
     value = result["value"][player]
     if result.get("exact"):
         return value, [value, value], 0.0
-    best = max(result["stats"]["actions"], key=lambda a: (a["visits"], a["value"]))
-    return value, list(result["value_ci95"][player]), \
-        sqrt(value * (1 - value) / max(best["visits"], 1))
+    stats = result["stats"]
+    samples = stats["effective_samples"] if "effective_samples" in stats else \
+        max(stats["actions"], key=lambda a: (a["visits"], a["value"]))["visits"]
+    return value, list(result["value_ci95"][player]), sqrt(value * (1 - value) / max(samples, 1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=4000)
     ap.add_argument("--reference", type=int, default=64000)
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--bot", choices=("ismcts", "oos"), default="ismcts",
+                    help="the search checked (default ismcts, advise's default)")
     ap.add_argument("--work", default="build/value-coverage")
     ap.add_argument("--out", default="results/value-coverage.json")
     args = ap.parse_args(argv)
@@ -102,13 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     for k, core in enumerate(positions(args.positions, args.every, args.seed)):
         # the long reference search is kept (the slow part); the checked
         # search runs again, so the interval is what the bot reports now
-        part = work / f"{args.seed}-{args.every}-{args.reference}-{k:03d}.json"
+        tag = "" if args.bot == "ismcts" else f"{args.bot}-"
+        part = work / f"{tag}{args.seed}-{args.every}-{args.reference}-{k:03d}.json"
         if part.exists():
             ref = json.loads(part.read_text())["reference"]
         else:
-            ref, _, _ = search(core, args.reference, args.seed + 1000 + k)
+            ref, _, _ = search(core, args.reference, args.seed + 1000 + k, args.bot)
             write_atomic(part, json.dumps({"reference": ref}) + "\n")
-        value, (lo, hi), se = search(core, args.iterations, args.seed + k)
+        value, (lo, hi), se = search(core, args.iterations, args.seed + k, args.bot)
         row = {"turn": core.turn, "phase": core.phase, "value": round(value, 4),
                "ci95": [round(lo, 4), round(hi, 4)], "stderr": round(se, 4),
                "reference": round(ref, 4)}
@@ -118,14 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     inside = sum(r["ci95"][0] <= r["reference"] <= r["ci95"][1] for r in rows)
     sampling = sum(abs(r["value"] - r["reference"]) <= 1.96 * r["stderr"] for r in rows)
     diffs = [abs(r["value"] - r["reference"]) for r in rows]
-    needed = sorted(sqrt(max(0.0, (d / 1.96) ** 2 - r["stderr"] ** 2)) for d, r in zip(diffs, rows))
-    out = {"positions": n, "iterations": args.iterations, "reference_iterations": args.reference,
+    needed = sorted(bias_needed(r["value"], d, r["stderr"]) for d, r in zip(diffs, rows))
+    b = needed[min(n - 1, max(0, ceil(0.95 * n) - 1))]
+    out = {"bot": args.bot, "positions": n, "iterations": args.iterations, "reference_iterations": args.reference,
            "coverage": round(inside / n, 4), "coverage_ci95": wilson(inside, n),
            "coverage_sampling_only": round(sampling / n, 4),
            "coverage_sampling_only_ci95": wilson(sampling, n),
            "mean_abs_difference": round(statistics.fmean(diffs), 4),
            "max_abs_difference": round(max(diffs), 4),
-           "bias_needed": round(needed[min(n - 1, max(0, ceil(0.95 * n) - 1))], 4),
+           "bias_needed": None if b == float("inf") else round(b, 4),
            "mean_interval_width": round(statistics.fmean(r["ci95"][1] - r["ci95"][0]
                                                          for r in rows), 4),
            "seconds": round(time.time() - t0, 1),
