@@ -324,6 +324,14 @@ def _canonical(s: Core, actor: int, action: int) -> tuple[str, str | None]:
             cs.cards[g].number)
 
 
+# Solver nodes per iteration of an iteration budget in advise (the bots
+# take 50, bots.base.ENDGAME_NODES_PER_ITERATION): at 4000 iterations half
+# of it is 1M nodes, about a second of the solver (``wildhorn-solve bench
+# endgame``: ``advise.exact_answers`` counts the suite's positions it
+# finishes); a time budget keeps the bots' rule (half the time).
+ADVISE_ENDGAME_NODES_PER_ITERATION = 500
+
+
 def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
            iterations: int | None = None, seed: int = 0, responses: bool = True,
            opponent: str = "search", keep_positions: bool = False,
@@ -358,6 +366,9 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         bot = make_bot(bot_spec, player, seed, interactive=True)
     if isinstance(bot, SearchBot):
         bot.endgame_every_action = True   # an exact answer gives every action's value
+        # a person asking would rather wait a second for an exact answer:
+        # an iteration budget gives the solver ADVISE_ENDGAME_NODES_PER_ITERATION
+        bot.endgame_nodes_per_iteration = ADVISE_ENDGAME_NODES_PER_ITERATION
     if opponent_plays and isinstance(bot, SearchBot):
         observations = Observations(core.config, player)
         for before, action in opponent_plays:

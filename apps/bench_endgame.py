@@ -34,6 +34,7 @@ import base64
 import json
 import random
 import statistics
+from math import ceil, sqrt
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -41,16 +42,18 @@ from typing import Any, Callable
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots import make_bot
+from apps.advise import advise
+from bots import bias_needed, make_bot
 from exact.endgame import Solver, solvable, solve
 from solver import Core
 from solver.game import make_config
-from solver.vocabulary import WINDOW_PHASES
+from solver.jsonio import write_atomic
+from solver.vocabulary import SIDES, WINDOW_PHASES
 
 SUITE = Path("results/endgame-suite.json")
-SUITE_GAMES = 10                 # seeded games the suite is made of
+SUITE_GAMES = 100                # seeded games the suite is made of
 SUITE_NODES = 300_000            # node budget of each of the suite's searches (deterministic)
-SUITE_BOTS = ("heuristic", "heuristic")
+SUITE_BOTS = ("ismcts:iterations=300,endgame=off",) * 2   # sensible, fast: close games
 THRESHOLDS = (0.1, 1.0, 10.0)    # seconds
 DEFAULT_BOTS = ("heuristic", "ismcts:iterations=1000,endgame=off",
                 "ismcts:iterations=4000,endgame=off", "ismcts:iterations=1000,endgame=exact",
@@ -130,31 +133,60 @@ def classify(core: Core, max_nodes: int, engine: Solver) -> dict[str, Any]:
     return row
 
 
+def suite_game(seed: int, max_nodes: int, specs: tuple[str, str], engine: Solver,
+               last: int | None = None) -> list[dict[str, Any]]:
+    """The suite's rows of one seeded game: every point of
+    :func:`last_turn_points` (only the ``last`` of them if given), each
+    classified (:func:`classify`) within ``max_nodes``."""
+    points = last_turn_points(seed, specs)
+    rows = []
+    for k, core in enumerate(points):
+        if last is not None and len(points) - k > last:
+            continue
+        rows.append({"game": seed, "index": k, "from_end": len(points) - k,
+                     "phase": core.phase, "player": core.current_player(),
+                     "state": base64.b64encode(core.to_bytes()).decode("ascii"),
+                     **classify(core, max_nodes, engine)})
+    return rows
+
+
 def make_suite(games: int = SUITE_GAMES, max_nodes: int = SUITE_NODES,
                log: Callable[[str], None] = lambda _: None,
-               last: int | None = None, specs: tuple[str, str] = SUITE_BOTS
-               ) -> dict[str, Any]:
-    """The frozen suite: every point of :func:`last_turn_points` for seeds
-    1..``games`` (only the ``last`` of each game if given), each classified
-    (:func:`classify`) within ``max_nodes`` nodes a search (a node budget,
-    so the suite is the same on any machine)."""
+               last: int | None = None, specs: tuple[str, str] = SUITE_BOTS,
+               work: Path | None = None, first: int = 1) -> dict[str, Any]:
+    """The frozen suite: :func:`suite_game` for seeds 1..``games`` (a node
+    budget, so the suite is the same on any machine).  ``work``: a folder
+    keeping each finished game's rows (``game-NNN.json``) and the run's
+    parameters (``params.json``), so an interrupted run continues where it
+    stopped; a folder made with other parameters is refused (ValueError).
+    ``first``: the first seed played (so several processes, or machines
+    sharing the folder, can each play a range; the suite is made by a run
+    from seed 1, which reads the games already in the folder)."""
+    params = {"max_nodes": max_nodes, "bots": list(specs), "last": last}
+    if work is not None:
+        work.mkdir(parents=True, exist_ok=True)
+        made = work / "params.json"
+        if made.exists():
+            old = json.loads(made.read_text())
+            if old != params:
+                raise ValueError(f"{work}: made with {old}, not {params}: use another folder")
+        else:
+            write_atomic(made, json.dumps(params) + "\n")
     positions = []
     engine = Solver()
-    for seed in range(1, games + 1):
-        points = last_turn_points(seed, specs)
-        for k, core in enumerate(points):
-            if last is not None and len(points) - k > last:
-                continue
-            row = {"game": seed, "index": k, "from_end": len(points) - k,
-                   "phase": core.phase, "player": core.current_player(),
-                   "state": base64.b64encode(core.to_bytes()).decode("ascii"),
-                   **classify(core, max_nodes, engine)}
-            positions.append(row)
-        mine = [p for p in positions if p["game"] == seed]
-        log(f"game {seed}: {len(points)} points, {sum(p['solved'] for p in mine)} solved, "
-            f"{sum(_differs(p) for p in mine)} with a non-optimal action")
+    for seed in range(first, games + 1):
+        part = None if work is None else work / f"game-{seed:03d}.json"
+        if part is not None and part.exists():
+            rows = json.loads(part.read_text())
+        else:
+            rows = suite_game(seed, max_nodes, specs, engine, last)
+            if part is not None:
+                write_atomic(part, json.dumps(rows, separators=(",", ":")) + "\n")
+        positions.extend(rows)
+        log(f"game {seed}: {len(rows)} points, {sum(p['solved'] for p in rows)} solved, "
+            f"{sum(_differs(p) for p in rows)} with a non-optimal action")
     return {"description": "Decision points of the last turn (after its V-2 step, more than "
-                           "one legal action) of seeded games between two heuristic bots; "
+                           "one legal action) of seeded games between two bots (bots); "
                            "where the solver finished within the node budget, the exact "
                            "win probability of the player to move under perfect play "
                            "(value) and, per action, whether it is optimal, its exact "
@@ -378,6 +410,111 @@ def _loss_stats(losses: list[tuple[float, bool]]) -> dict[str, Any]:
             "bounded": sum(not exact for _, exact in losses)}
 
 
+VALUE_SEARCHES = (("ismcts", 1000), ("ismcts", 4000), ("ismcts", 16000),
+                  ("oos", 4000))        # the searches whose values are checked
+ADVISE_ITERATIONS = 4000                 # advise's answers checked at its defaults
+
+
+def value_check(cores: list[tuple[dict[str, Any], Core]],
+                searches: tuple[tuple[str, int], ...] = VALUE_SEARCHES, seed: int = 0,
+                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """How good the searches' win probabilities and intervals are, on the
+    solved positions whose actions differ (the suite's non-trivial ones),
+    with the exact solver off (so the search's own estimate is judged):
+    for each search (bot, iterations), the mean absolute error of the reported win
+    probability of the player to move against the exact value, the share
+    of reported 95% intervals that contain it (``coverage``), the same for
+    the sampling-only interval (``coverage_sampling``), and ``bias_needed``:
+    the smallest bias scale b for which the interval
+    1.96 sqrt(p (1 - p) (1/n + b^2)) covers 95% of these positions (what
+    ``bots._budget.VALUE_BIAS_LAST_TURN`` is calibrated from; None if no b
+    does)."""
+    graded = [(row, core) for row, core in cores if _differs(row)]
+    out: dict[str, Any] = {"positions": len(graded)}
+    for name, n in searches:
+        errors, covered, covered_sampling, needed = [], 0, 0, []
+        for k, (row, core) in enumerate(graded):
+            player = core.current_player()
+            bot = make_bot(f"{name}:iterations={n},endgame=off", player, seed + k)
+            result = bot.analyse(core.copy())
+            value = result["value"][player]
+            lo, hi = result["value_ci95"][player]
+            se = _sampling_error(result["stats"], value)
+            error = abs(value - row["value"])
+            errors.append(error)
+            covered += lo - TOLERANCE <= row["value"] <= hi + TOLERANCE
+            covered_sampling += error <= 1.96 * se + TOLERANCE
+            needed.append(bias_needed(value, error, se))
+        m = len(errors) or 1
+        key = f"{name}:iterations={n}"
+        out[key] = {"mean_error": round(statistics.fmean(errors), 4) if errors else None,
+                    "coverage": round(covered / m, 4),
+                    "coverage_sampling": round(covered_sampling / m, 4),
+                    "bias_needed": _rounded(_quantile(needed, 0.95)) if needed else None}
+        log(f"values of {key}: {out[key]}")
+    return out
+
+
+def _sampling_error(stats: dict[str, Any], value: float) -> float:
+    """The standard error of a search's reported value from its samples
+    alone: the recommended action's visits (ISMCTS), the root's effective
+    samples (OOS)."""
+    if "effective_samples" in stats:
+        n = stats["effective_samples"]
+    else:
+        n = max(stats["actions"], key=lambda a: (a["visits"], a["value"]))["visits"]
+    return sqrt(value * (1 - value) / max(n, 1.0))
+
+
+def _rounded(x: float) -> float | None:
+    """``x`` to 4 places; None for inf (no bias scale suffices)."""
+    return None if x == float("inf") else round(x, 4)
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    """The smallest x with at least a share ``q`` of ``xs`` at or below it."""
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, max(0, ceil(q * len(ordered)) - 1))]
+
+
+def advise_check(cores: list[tuple[dict[str, Any], Core]],
+                 iterations: int = ADVISE_ITERATIONS, seed: int = 0,
+                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """``advise`` with its defaults (the exact solver on, threads of the
+    interactive default) at ``iterations`` on the suite's non-trivial
+    positions: the share of exactly optimal recommendations, the mean
+    loss, the mean value error and the coverage of the reported 95%
+    interval, and how many answers were exact."""
+    graded = [(row, core) for row, core in cores if _differs(row)]
+    losses, errors, covered, exact, undetermined = [], [], 0, 0, 0
+    for k, (row, core) in enumerate(graded):
+        answer = advise(core.copy(), iterations=iterations, seed=seed + k, responses=False)
+        entry = row["actions"][str(answer["recommended_id"])]
+        side = SIDES[core.current_player()]
+        value = answer["value"][side]
+        lo, hi = answer["value_ci95"][side]
+        errors.append(abs(value - row["value"]))
+        covered += lo - 1e-4 <= row["value"] <= hi + 1e-4    # the answer's values are rounded
+        exact += bool(answer.get("exact"))
+        if entry["optimal"] is None:
+            undetermined += 1
+            continue
+        losses.append(0.0 if entry["optimal"] else
+                      row["value"] - (entry["value"] if entry["value"] is not None
+                                      else entry["hi"]))
+    m = len(graded) or 1
+    out = {"positions": len(graded), "iterations": iterations, "exact_answers": exact,
+           "optimal": round(sum(x <= TOLERANCE for x in losses) / len(losses), 4)
+           if losses else None,
+           "mean_loss": round(statistics.fmean(losses), 4) if losses else None,
+           "max_loss": round(max(losses), 4) if losses else None,
+           "undetermined": undetermined,
+           "mean_value_error": round(statistics.fmean(errors), 4) if errors else None,
+           "coverage": round(covered / m, 4)}
+    log(f"advise at {iterations} iterations: {out}")
+    return out
+
+
 def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOTS,
                   positions: int = 60, log: Callable[[str], None] = lambda _: None
                   ) -> dict[str, Any]:
@@ -392,4 +529,6 @@ def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOT
             "solve_times": solve_times(sample, log=log),
             "c_vs_python": c_vs_python(log=log),
             "bots": grade_bots(cores, specs, log=log),
+            "values": value_check(cores, log=log),
+            "advise": advise_check(cores, log=log),
             "bots_small_variant": grade_bots(small_positions(), specs, log=log)}

@@ -46,6 +46,7 @@ import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.narration import Entry, Kind, Narrator
 from bots import BotSpec, BotSpecError, Observations, SearchBot
+from exact.endgame import solvable, solve as solve_endgame
 from solver import Core, CoreConfig
 from solver.jsonio import find_problem, loads, read_bounded
 from solver.jsonio import write_atomic as _write_atomic  # the one writer of user files
@@ -978,26 +979,41 @@ def hint_seed(record: GameRecord) -> int:
     return (record.seed + len(record.events)) & 0x7FFFFFFF
 
 
+REVIEW_EXACT_NODES = 2_000_000   # the exact solver's node budget per rated last-turn decision
+
+
 def review_search(params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
                   iterations: int, chosen: int, threads: int) -> dict[str, Any]:
-    """Rates one of the human's decisions: an ISMCTS search of ``iterations``
-    on the position resampled from the human's information; the loss is the
-    best action's value minus the chosen one's."""
+    """Rates one of the human's decisions; the loss is the best action's
+    value minus the chosen one's, in the human's win probability.
+
+    In the last turn's solvable region (both hands known, R26) the
+    position is solved exactly within :data:`REVIEW_EXACT_NODES` and the
+    rating is exact (``exact`` True); elsewhere, or when the solve does
+    not finish, an ISMCTS search of ``iterations`` on the position
+    resampled from the human's information."""
     game = pyspiel.load_game("wildhorn", params)
     core = Core.from_bytes(game.core_config, core_bytes)
+    if solvable(core):
+        solved = solve_endgame(core, max_nodes=REVIEW_EXACT_NODES, every_action=True)
+        mine = solved.value_of(chosen)
+        if solved.complete and solved.best is not None and mine is not None:
+            return {"best": core.action_string(human, solved.best),
+                    "best_value": round(solved.value, 4), "chosen_value": round(mine, 4),
+                    "loss": round(max(0.0, solved.value - mine), 4), "exact": True}
     sampled = core.resample(human, seed)
     stats = BotSpec.parse(f"ismcts:iterations={iterations},threads={threads}").make(
         human, seed).analyse(sampled)["stats"]
     rows = {r["action"]: r for r in stats["actions"]}
     best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
-    mine = rows.get(chosen)
-    chosen_value = None if mine is None or mine["value"] is None else mine["value"]
+    mine_row = rows.get(chosen)
+    chosen_value = None if mine_row is None or mine_row["value"] is None else mine_row["value"]
     loss = None if chosen_value is None or best["value"] is None else \
         max(0.0, best["value"] - chosen_value)
     return {"best": core.action_string(human, best["action"]),
             "best_value": None if best["value"] is None else round(best["value"], 4),
             "chosen_value": None if chosen_value is None else round(chosen_value, 4),
-            "loss": None if loss is None else round(loss, 4)}
+            "loss": None if loss is None else round(loss, 4), "exact": False}
 
 
 def review_seed(record: GameRecord, k: int) -> int:

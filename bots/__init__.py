@@ -11,6 +11,7 @@ drives the parsing (:func:`parse_spec`), the bots' construction
 """
 
 from bots import _budget
+from bots._budget import bias_needed
 from bots._inference import POOL, Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
@@ -20,7 +21,7 @@ from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
 __all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "OOS", "Observations", "POOL",
-           "SEARCH_BOTS", "SearchBot", "make_bot", "parse_spec", "report_progress",
+           "SEARCH_BOTS", "SearchBot", "bias_needed", "make_bot", "parse_spec", "report_progress",
            "spec_help"]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from math import sqrt
 from time import perf_counter
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 CHUNK = 64  # iterations between two looks at the clock
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
@@ -132,10 +132,52 @@ def run_trees(runs: Sequence[Callable[[int], int]], iterations: int,
     return sum(by_thread), by_thread, seconds
 
 
-def win_probabilities(player: int, p: float, n: float) -> tuple[list[float], list[list[float]]]:
+# The win probability a search reports is biased (the playouts' heuristic
+# play, the tree's exploration), and more iterations narrow the sampling
+# noise but keep the bias.  The 95% interval adds a bias term to the
+# sampling variance, in units of the outcome's own variance p (1 - p):
+# half-width 1.96 sqrt(p (1 - p) (1/n + b^2)), b by searcher, so a
+# position every sample wins or loses stays tight (the bots read decided
+# positions right) and the width is largest where the game is open.  In the
+# last turn b is calibrated against exact values on the frozen last-turn
+# suite (``wildhorn-solve bench endgame``, results/bench-endgame.json:
+# ``values``, the largest ``bias_needed`` for 95% coverage over the
+# searcher's budgets); before it, where nothing is exact, against searches
+# 16 times longer (benchmarks/value_coverage.py,
+# results/value-coverage-calibration*.json: ``bias_needed``), which share
+# the playouts' bias, so that b is a lower bound there.  docs/advice.md says
+# what the interval means.
+VALUE_BIAS_LAST_TURN = {"ismcts": 0.6179, "oos": 0.1548}
+VALUE_BIAS = {"ismcts": 0.057, "oos": 0.1175}
+
+
+def value_bias(core: Any, searcher: str) -> float:
+    """The bias scale of ``searcher``'s value (ismcts or oos) at ``core``'s
+    position."""
+    table = VALUE_BIAS_LAST_TURN if core.turn >= core.config.turns else VALUE_BIAS
+    return table[searcher]
+
+
+def bias_needed(value: float, error: float, stderr: float) -> float:
+    """The smallest bias scale b for which the interval of
+    :func:`win_probabilities` around ``value`` (sampling standard error
+    ``stderr``) reaches ``error`` away; inf where none does (a value of 0
+    or 1 that is wrong)."""
+    q = value * (1.0 - value)
+    if q <= 0.0:
+        return 0.0 if error <= 1e-9 else float("inf")
+    return sqrt(max(0.0, (error / 1.96) ** 2 / q - stderr ** 2 / q))
+
+
+def win_probabilities(player: int, p: float, n: float, bias: float | None = None
+                      ) -> tuple[list[float], list[list[float]]]:
     """``player``'s win probability p, estimated from n (effective) samples,
-    as [polish, german] probabilities and their 95% normal intervals."""
-    half = 1.96 * sqrt(p * (1 - p) / max(n, 1.0))
+    as [polish, german] probabilities and their 95% intervals: the
+    sampling variance and the bias term ``bias`` (:func:`value_bias` of the
+    position; none if not given) together, 1.96 sqrt(p (1 - p) (1/n + b^2)),
+    clipped to [0, 1]."""
+    b = 0.0 if bias is None else bias
+    half = 1.96 * sqrt(p * (1 - p) * (1.0 / max(n, 1.0) + b * b))
     value = [0.0, 0.0]
     ci = [[0.0, 0.0], [0.0, 0.0]]
     value[player] = p

@@ -27,7 +27,7 @@ object's own, seeded with ``seed``, so one thread is the one-tree search.
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, uint32_t
 
-from bots._budget import run_trees, thread_seed, win_probabilities
+from bots._budget import run_trees, thread_seed, value_bias, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
@@ -341,7 +341,7 @@ cdef class ISMCTS(TreeSearch):
             n = max(1, best["visits"])
         else:
             n = max(1, done)
-        value, ci = win_probabilities(searcher, p, n)
+        value, ci = win_probabilities(searcher, p, n, value_bias(root, "ismcts"))
         return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
                 "root_mean": wins / done if done else None,
                 "iterations": done, "worlds": sizes["worlds"], "seconds": seconds,

@@ -118,7 +118,7 @@ from libc.math cimport sqrt
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from bots._budget import run_trees, thread_seed, win_probabilities
+from bots._budget import run_trees, thread_seed, value_bias, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Node, Tree, TreeSearch, descent_next, descent_start,
@@ -518,7 +518,7 @@ cdef class OOS(TreeSearch):
         for a, p in zip(actions, kept):
             a["frequency"] = p / sum(kept)
         p, ess = _weighted(vw, vwu, vw2)
-        value, ci = win_probabilities(searcher, p, ess)
+        value, ci = win_probabilities(searcher, p, ess, value_bias(root, "oos"))
         return {"player": searcher, "actions": actions,
                 "strategy": {a["action"]: a["frequency"] for a in actions},
                 "value": value, "value_ci95": ci, "effective_samples": ess,

@@ -166,6 +166,8 @@ class SearchBot(Bot):
         self.endgame = endgame
         self.decided = decided
         self.endgame_every_action = False   # advise sets it: every action's exact value
+        # solver nodes per iteration of an iteration budget (advise gives more)
+        self.endgame_nodes_per_iteration = ENDGAME_NODES_PER_ITERATION
         self._endgame_solver: EndgameSolver | None = None
         if iterations is None and time is None:
             time = 1.0
@@ -253,7 +255,7 @@ class SearchBot(Bot):
             self._endgame_solver = EndgameSolver(clock=lambda: _budget.clock())
         start = _budget.clock()
         result = solve_endgame(
-            core, max_nodes=int(ENDGAME_SHARE * ENDGAME_NODES_PER_ITERATION * self.iterations),
+            core, max_nodes=int(ENDGAME_SHARE * self.endgame_nodes_per_iteration * self.iterations),
             max_seconds=ENDGAME_SHARE * self.time, every_action=every_action,
             solver=self._endgame_solver, keep_table=True)
         return result, _budget.clock() - start

@@ -367,13 +367,26 @@ def test_bench_endgame_pieces(tmp_path):
 
     from apps import bench_endgame as be
 
-    suite = be.make_suite(games=2, max_nodes=100_000, last=2)
+    heuristic = ("heuristic", "heuristic")     # fast players for the test
+    suite = be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic)
     assert suite["positions"] and all(p["from_end"] >= 1 for p in suite["positions"])
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite))
     cores = be.suite_cores(json.loads(path.read_text()))
     assert [c.to_bytes() for _, c in cores] == \
-        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed)[-2:]]
+        [c.to_bytes() for seed in (1, 2) for c in be.last_turn_points(seed, heuristic)[-2:]]
+    # a run in a work folder keeps each game; a second run reads them back
+    # (seed 2 played by a run from seed 2, as a second process would)
+    work = tmp_path / "work"
+    be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic, work=work, first=2)
+    assert sorted(f.name for f in work.iterdir()) == ["game-002.json", "params.json"]
+    again = be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic, work=work)
+    assert again == suite
+    (work / "game-001.json").write_text("[]")           # read back, not played again
+    assert be.make_suite(games=2, max_nodes=100_000, last=2, specs=heuristic,
+                         work=work)["positions"] == suite["positions"][2:]
+    with pytest.raises(ValueError, match="made with"):
+        be.make_suite(games=2, max_nodes=50_000, last=2, specs=heuristic, work=work)
     solved = [(r, c) for r, c in cores if r["solved"]]
     assert solved, "the last decisions of a game solve within 100,000 nodes"
     for row, core in solved[:3]:
@@ -414,3 +427,48 @@ def test_probe_tells_whether_a_position_reaches_a_value():
     engine.clear()
     done, v, _ = engine.probe(state.core, -1.0, 2.0)
     assert done and v == pytest.approx(value, abs=1e-12)
+
+
+# ---- the review graded exactly ------------------------------------------------------
+
+
+def test_review_grades_a_last_turn_decision_exactly():
+    """In the solvable region the review's rating is the exact loss (the
+    independent expectimax's values, not a search's); outside it, a
+    search's, said so."""
+    from apps.record import review_search
+
+    rng = random.Random(4)
+    for _ in range(200):     # a decision point of the last turn whose actions differ
+        state = walk_to(after_rocket("small", rng.randrange(2)), rng, rng.randrange(0, 60))
+        if state.is_terminal() or state.is_chance_node() or not solvable(state.core):
+            continue
+        player = state.current_player()
+        values = {a: v if player == 0 else 1.0 - v for a, v in action_values(state).items()}
+        if max(values.values()) - min(values.values()) > 0.01:
+            break
+    else:
+        pytest.fail("no last-turn decision with differing actions in 200 walks")
+    worst = min(values, key=values.get)
+    rated = review_search({"variant": "small"}, state.core.to_bytes(), player, 1, 50, worst, 1)
+    assert rated["exact"] is True
+    assert rated["loss"] == pytest.approx(max(values.values()) - values[worst], abs=1e-4)
+    assert rated["chosen_value"] == pytest.approx(values[worst], abs=1e-4)
+    early = FULL.new_initial_state()
+    while early.is_chance_node():
+        early.apply_action(early.chance_outcomes()[0][0])
+    assert not solvable(early.core)
+    guess = review_search({}, early.core.to_bytes(), early.current_player(), 1,
+                          50, early.legal_actions()[0], 1)
+    assert guess["exact"] is False and guess["loss"] is not None
+
+
+def test_review_error_rate_is_the_mean_loss_per_rated_decision():
+    from apps.server.routes_games import error_rate, review_json
+
+    decisions = [{"loss": 0.1, "exact": True}, {"loss": 0.0, "exact": False},
+                 {"loss": None}, {"loss": 0.2, "exact": True}]
+    review = review_json({"version": 1, "total": 4, "done": 4, "decisions": decisions})
+    assert review["error_rate"] == {"decisions": 3, "mean_loss": 0.1}
+    assert review["exact_error_rate"] == {"decisions": 2, "mean_loss": 0.15}
+    assert error_rate([]) == {"decisions": 0, "mean_loss": None}

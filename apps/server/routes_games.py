@@ -131,7 +131,17 @@ def review_json(review: dict[str, Any] | None) -> dict[str, Any]:
     rated = [d for d in review["decisions"] if d.get("loss") is not None]
     mistakes = sorted((d for d in rated if d["loss"] > 0), key=lambda d: -d["loss"])[:5]
     return {**{k: v for k, v in review.items() if k != "version"}, "started": True,
-            "mistakes": mistakes}
+            "mistakes": mistakes, "error_rate": error_rate(rated),
+            "exact_error_rate": error_rate([d for d in rated if d.get("exact")])}
+
+
+def error_rate(rated: list[dict[str, Any]]) -> dict[str, Any]:
+    """The player's error rate over rated decisions, as GNU Backgammon
+    gives it: the mean loss in win probability per decision (None if none
+    was rated), with how many decisions it is over."""
+    losses = [d["loss"] for d in rated]
+    return {"decisions": len(losses),
+            "mean_loss": round(sum(losses) / len(losses), 4) if losses else None}
 
 
 async def review_start(request: Request) -> Response:
