@@ -415,7 +415,9 @@ def test_advice_view_in_a_player_words(page, server):
     assert "About the same: DE02 Soldiers: escort is as good as decline" in text
     assert "about the same (2% ± 2% less)" in text
     assert "chosen in 59% of the search" in text and "chosen in 41% of the search" in text
-    assert "German (you) 59% ± 1% (95% interval 57% to 61%); Polish 41% ± 1%" in text
+    lo, hi = (f"{100 * x:.0f}%" for x in advice["value_ci95"]["german"])
+    assert hi != lo     # the interval, with its bias term (docs/advice.md), the payload's
+    assert f"German (you) 59% ± 1% (95% interval {lo} to {hi}); Polish 41% ± 1%" in text
     replies = page.inner_text("[data-testid=t-responses]")
     assert "If the Polish plays no Ambush!, then passes priority (in the modifier window" in replies
     assert "If the Polish plays Ambush! on your DE01 Recon (at the Ambush!" in replies

@@ -126,6 +126,14 @@ def test_whole_game_against_random_to_the_end_screen(page, server):
     page.wait_for_function("() => /Rated (\\d+) of \\1 /.test("
                            "document.querySelector('#review-progress').textContent)",
                            timeout=300_000)
+    # the error rate, as GNU Backgammon gives it: the mean loss per rated decision
+    review = page.evaluate("() => fetch(`/api/games/${window.wildhorn.id}/review`)"
+                           ".then(r => r.json())")
+    rated = [d["loss"] for d in review["decisions"] if d.get("loss") is not None]
+    assert review["error_rate"]["decisions"] == len(rated) > 0
+    shown = re.search(r"Your error rate: ([\d.]+)% of win chance lost per decision",
+                      page.inner_text("#review-progress"))
+    assert shown and abs(float(shown.group(1)) - 100 * sum(rated) / len(rated)) <= 0.051
     page.click("#review-dialog details summary")
     page.click("#review-moves li[data-index='3']")
     page.wait_for_selector("#review-banner:not([hidden])")
