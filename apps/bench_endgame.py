@@ -439,7 +439,7 @@ def value_check(cores: list[tuple[dict[str, Any], Core]],
             result = bot.analyse(core.copy())
             value = result["value"][player]
             lo, hi = result["value_ci95"][player]
-            se = _sampling_error(result["stats"], value)
+            se = sampling_error(result["stats"], value)
             error = abs(value - row["value"])
             errors.append(error)
             covered += lo - TOLERANCE <= row["value"] <= hi + TOLERANCE
@@ -450,12 +450,12 @@ def value_check(cores: list[tuple[dict[str, Any], Core]],
         out[key] = {"mean_error": round(statistics.fmean(errors), 4) if errors else None,
                     "coverage": round(covered / m, 4),
                     "coverage_sampling": round(covered_sampling / m, 4),
-                    "bias_needed": _rounded(_quantile(needed, 0.95)) if needed else None}
+                    "bias_needed": _rounded(quantile(needed, 0.95)) if needed else None}
         log(f"values of {key}: {out[key]}")
     return out
 
 
-def _sampling_error(stats: dict[str, Any], value: float) -> float:
+def sampling_error(stats: dict[str, Any], value: float) -> float:
     """The standard error of a search's reported value from its samples
     alone: the recommended action's visits (ISMCTS), the root's effective
     samples (OOS)."""
@@ -471,7 +471,7 @@ def _rounded(x: float) -> float | None:
     return None if x == float("inf") else round(x, 4)
 
 
-def _quantile(xs: list[float], q: float) -> float:
+def quantile(xs: list[float], q: float) -> float:
     """The smallest x with at least a share ``q`` of ``xs`` at or below it."""
     ordered = sorted(xs)
     return ordered[min(len(ordered) - 1, max(0, ceil(q * len(ordered)) - 1))]

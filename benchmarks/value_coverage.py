@@ -32,12 +32,12 @@ import random
 import statistics
 import sys
 import time
-from math import ceil, sqrt
 from pathlib import Path
 
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
+from apps.bench_endgame import quantile, sampling_error
 from apps.tournament import wilson
 from bots import bias_needed, make_bot
 from solver import Core
@@ -83,10 +83,7 @@ def search(core: Core, iterations: int, seed: int, name: str = "ismcts"
     value = result["value"][player]
     if result.get("exact"):
         return value, [value, value], 0.0
-    stats = result["stats"]
-    samples = stats["effective_samples"] if "effective_samples" in stats else \
-        max(stats["actions"], key=lambda a: (a["visits"], a["value"]))["visits"]
-    return value, list(result["value_ci95"][player]), sqrt(value * (1 - value) / max(samples, 1))
+    return value, list(result["value_ci95"][player]), sampling_error(result["stats"], value)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     inside = sum(r["ci95"][0] <= r["reference"] <= r["ci95"][1] for r in rows)
     sampling = sum(abs(r["value"] - r["reference"]) <= 1.96 * r["stderr"] for r in rows)
     diffs = [abs(r["value"] - r["reference"]) for r in rows]
-    needed = sorted(bias_needed(r["value"], d, r["stderr"]) for d, r in zip(diffs, rows))
-    b = needed[min(n - 1, max(0, ceil(0.95 * n) - 1))]
+    b = quantile([bias_needed(r["value"], d, r["stderr"]) for d, r in zip(diffs, rows)], 0.95)
     out = {"bot": args.bot, "positions": n, "iterations": args.iterations, "reference_iterations": args.reference,
            "coverage": round(inside / n, 4), "coverage_ci95": wilson(inside, n),
            "coverage_sampling_only": round(sampling / n, 4),
