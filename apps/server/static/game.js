@@ -272,18 +272,20 @@ export function setupGame() {
   // the page, or a strip holding the menu's card, scrolled: the menu would float away from its card
   document.addEventListener("scroll", followAnchor, { capture: true, passive: true });
   shortcuts();
-  api("GET", "/api/bots").then((/** @type {import("./api.js").Bots} */ b) => {
+  // the new-game dialog opens only once its bot list is filled: a dialog shown
+  // before would offer an empty choice of opponent
+  const botsReady = api("GET", "/api/bots").then((/** @type {import("./api.js").Bots} */ b) => {
     const sel = $("#bot-select");
     for (const spec of b.bots) {
       sel.append(el("option", { value: spec, text: (b.labels && b.labels[spec] || spec).replace(/^Bot: /, ""),
                                 title: spec, selected: spec === b.default }));
     }
     botTime.max = String(b.max_time);
-  });
+  }).catch((e) => showError(String(e && e.message || e)));
   const id = game.id;
   if (id) {
-    run(() => loadGame(id)).then(() => { if (!game.view) newGameDialog(); });
+    Promise.all([botsReady, run(() => loadGame(id))]).then(() => { if (!game.view) newGameDialog(); });
   } else {
-    newGameDialog();
+    botsReady.then(() => newGameDialog());
   }
 }
