@@ -42,6 +42,8 @@ if SANITIZE:
 extensions = [
     Extension("solver._core", ["solver/_core.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
+    Extension("solver._features", ["solver/_features.pyx"], define_macros=macros,
+              extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("solver._tree", ["solver/_tree.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._policy", ["bots/_policy.pyx"], define_macros=macros,
