@@ -10,6 +10,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pyspiel
 import pytest
@@ -161,3 +162,30 @@ def test_the_engine_command_refuses_a_bad_spec_and_answers_on_stdout():
                         input='{"type": "hello", "protocol": 1}\n{"type": "quit"}\n',
                         capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and json.loads(ok.stdout)["type"] == "hello"
+
+
+LEGACY_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "legacy_engine.py"
+LEGACY = f"cmd:{sys.executable} {LEGACY_SCRIPT} --bot heuristic"
+
+
+def test_the_legacy_engine_script_plays_the_same_games_as_the_built_in_bot(tmp_path):
+    """scripts/legacy_engine.py (the engine side for builds older than the
+    protocol, run by that build's Python) speaks the same protocol: here on
+    this build, the same games as the built-in heuristic."""
+    summary = T.run([LEGACY, "random"], games=2, seed=3, out=str(tmp_path), echo=lambda _: None)
+    assert summary["games"] == 2
+    for row in T.read_games(tmp_path):
+        task = T.GameTask(row["game"], 0, row["deal"], row["deal_seed"],
+                          "heuristic" if row["polish"] == LEGACY else "random",
+                          "heuristic" if row["german"] == LEGACY else "random",
+                          "heuristic", "random", "keyed")
+        ref = T.play_game(task)["row"]
+        for key in ("winner_side", "moves", "fragments_polish", "fragments_german"):
+            assert ref[key] == row[key], (row["game"], key)
+
+
+def test_the_legacy_engine_script_refuses_a_bad_spec_in_one_line():
+    bad = subprocess.run([sys.executable, str(LEGACY_SCRIPT), "--bot", "nonsense"],
+                         input="", capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown bot 'nonsense'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
