@@ -282,10 +282,12 @@ export function setupGame() {
     }
     botTime.max = String(b.max_time);
   }).catch((e) => showError(String(e && e.message || e)));
+  // ... and not over the analysis board when the page opened on it (#board)
+  const startDialog = () => { if ($("#board").hidden) newGameDialog(); };
   const id = game.id;
   if (id) {
-    Promise.all([botsReady, run(() => loadGame(id))]).then(() => { if (!game.view) newGameDialog(); });
+    Promise.all([botsReady, run(() => loadGame(id))]).then(() => { if (!game.view) startDialog(); });
   } else {
-    botsReady.then(() => newGameDialog());
+    botsReady.then(startDialog);
   }
 }
