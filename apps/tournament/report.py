@@ -57,6 +57,8 @@ def _interrupted_lines(summary: dict[str, Any]) -> list[str]:
 def _elo_text(stats: dict[str, Any]) -> str:
     if stats.get("elo") is None:
         return "-"
+    if stats.get("elo_ci95") is None:
+        return f"{stats['elo']:+.0f}"
     lo, hi = stats["elo_ci95"]
     return f"{stats['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}]"
 
