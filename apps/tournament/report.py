@@ -1,7 +1,8 @@
 """Reports of a tournament: ``summary.json``, ``standings.md`` (Markdown
 tables of the ratings, likelihood of superiority, head to head, sides,
-luck-adjusted scores with ``--luck`` and SPRT) and the figures ``ratings.png`` (Elo with 95% intervals) and
-``calibration.png`` (a reliability diagram per bot that reports values).
+luck-adjusted scores with ``--luck`` and SPRT) and the figures
+``ratings.png`` (Elo with 95% intervals) and ``calibration.png`` (a
+reliability diagram per bot that reports values).
 """
 
 from __future__ import annotations
@@ -131,8 +132,8 @@ def _luck_lines(summary: dict[str, Any]) -> list[str]:
     check = block["luck_polish"]
     if check["mean"] is not None:
         ci = check["ci95"]
-        where = "" if ci is None else (f" [{ci[0]:+.4f}, {ci[1]:+.4f}], "
-                                       f"{'containing' if check['zero_inside'] else 'NOT containing'} 0")
+        holds = "containing" if check["zero_inside"] else "NOT containing"
+        where = "" if ci is None else f" [{ci[0]:+.4f}, {ci[1]:+.4f}], {holds} 0"
         lines += ["", f"Mean luck of the Polish side per game: {check['mean']:+.4f}{where} "
                       f"(each chance event's luck has mean 0, so 0 is expected)."]
     return lines
