@@ -254,7 +254,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                                  seed=args.seed, out=args.out, sprt_text=args.sprt,
                                  progress=tournament.progress_for(sys.stdout),
                                  backend=args.backend, address=args.address,
-                                 chance=args.chance)
+                                 chance=args.chance, luck=args.luck)
     except tournament.TournamentInterrupted as stop:
         s = stop.summary
         print(f"interrupted after {s['games']} of {s['scheduled_games']} games; standings of "
@@ -517,6 +517,11 @@ def build_parser() -> argparse.ArgumentParser:
                            "and die keyed by what it is: common random numbers; default for "
                            "a new folder) or sequential (one generator in order, the scheme "
                            "of folders written before keyed existed); a folder keeps its own")
+    tour.add_argument("--luck", action="store_true",
+                      help="measure each game's luck with a frozen value function (each "
+                           "chance event: the value after the outcome minus its mean over the "
+                           "outcomes) and report luck-adjusted scores beside the raw ones "
+                           "(docs/tournaments.md); a folder keeps its value function")
     tour.set_defaults(func=_cmd_tournament)
     return parser
 

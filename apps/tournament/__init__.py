@@ -32,6 +32,10 @@
 * Backends: ``local`` (``--jobs`` worker processes) or ``ray`` (the same
   games as Ray tasks, on a local instance or a cluster); the results do not
   depend on the backend either.
+* Luck (``--luck``): each game's luck for the Polish side, measured at each
+  chance event by a frozen value function (:mod:`~apps.tournament.luck`),
+  goes in ``games.csv`` (``luck_polish``) and the luck-adjusted scores in
+  ``summary.json`` (``luck_adjusted``) and ``standings.md``.
 * Progress: a line per finished game, and a progress bar with the running
   score on a terminal (rich) or a progress line every 5% otherwise.
 * One run per folder: a second run on a folder in use is refused with the
@@ -40,6 +44,7 @@
 
 The modules, by job: :mod:`~apps.tournament.scheduling` (pairings, seeds,
 :class:`GameTask`), :mod:`~apps.tournament.chance` (the chance schemes),
+:mod:`~apps.tournament.luck` (the luck of a chance event, the value functions),
 :mod:`~apps.tournament.execution` (one game, the local
 and Ray backends), :mod:`~apps.tournament.stats` (pure functions: ratings,
 intervals, SPRT, calibration), :mod:`~apps.tournament.store` (the folder's
@@ -57,12 +62,15 @@ from apps.tournament.runner import TournamentInterrupted, check_arguments, run
 from apps.tournament.scheduling import FORMATS, GameTask, derive, pairings, schedule
 from apps.tournament.chance import SCHEMES as CHANCE_SCHEMES
 from apps.tournament.chance import KeyedChance, SequentialChance, make_stream
+from apps.tournament.luck import (LUCK_FIELD, LuckMeter, ScoreValue, ValueFunction,
+                                  adjusted_results, default_value, event_luck, outcome_lucks)
 from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, PAIR_SCORES, Z95, analyse,
                                    bootstrap_intervals, bradley_terry, calibration,
                                    game_statistics, gsprt_llr, head_to_head, los,
-                                   pair_scores, pair_statistics, parse_sprt, pentanomial,
-                                   ratings, side_balance, sprt, wilson,
-                                   within_deal_correlation)
+                                   luck_adjusted, luck_check, luck_figures, luck_pair_scores,
+                                   luck_summary, pair_scores, pair_statistics, parse_sprt,
+                                   pentanomial, ratings, side_balance, sprt, variance_ratio,
+                                   wilson, within_deal_correlation)
 from apps.tournament.store import (GAME_FIELDS, LOCK_NAME, VALUE_FIELDS, FolderLock,
                                    read_games, write_atomic)
 
@@ -73,9 +81,12 @@ __all__ = [
     "TournamentInterrupted", "check_arguments", "run",
     "FORMATS", "GameTask", "derive", "pairings", "schedule",
     "CHANCE_SCHEMES", "KeyedChance", "SequentialChance", "make_stream",
+    "LUCK_FIELD", "LuckMeter", "ScoreValue", "ValueFunction", "adjusted_results",
+    "default_value", "event_luck", "outcome_lucks",
     "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "PAIR_SCORES", "Z95", "analyse", "bootstrap_intervals",
     "bradley_terry", "calibration", "game_statistics", "gsprt_llr", "head_to_head", "los",
+    "luck_adjusted", "luck_check", "luck_figures", "luck_pair_scores", "luck_summary",
     "pair_scores", "pair_statistics", "parse_sprt", "pentanomial", "ratings",
-    "side_balance", "sprt", "wilson", "within_deal_correlation",
+    "side_balance", "sprt", "variance_ratio", "wilson", "within_deal_correlation",
     "GAME_FIELDS", "LOCK_NAME", "VALUE_FIELDS", "FolderLock", "read_games", "write_atomic",
 ]

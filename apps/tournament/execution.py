@@ -22,6 +22,7 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from apps.engine import EngineBot, is_external
 from apps.tournament.chance import make_stream
+from apps.tournament.luck import LUCK_FIELD, LuckMeter
 from apps.tournament.scheduling import GameTask, derive
 from apps.tournament.store import close_inherited_locks
 from bots import make_bot
@@ -38,7 +39,10 @@ _GAME = None
 
 def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game; the chance outcomes come from the task's chance scheme
-    on its deal seed (:mod:`apps.tournament.chance`)."""
+    on its deal seed (:mod:`apps.tournament.chance`).  With ``task.luck`` (a
+    value function, :mod:`apps.tournament.luck`) the row gets the game's luck
+    for the Polish side, ``luck_polish``, measured at each chance event
+    outside the bots' clocks."""
     global _GAME
     if _GAME is None:
         _GAME = pyspiel.load_game("wildhorn")
@@ -46,13 +50,17 @@ def play_game(task: GameTask) -> dict[str, Any]:
     chance = make_stream(task.chance, task.deal_seed)
     state = _GAME.new_initial_state()
     seconds, moves, values = [0.0, 0.0], [0, 0], []
+    meter = LuckMeter(task.luck) if task.luck is not None else None
     bots: list[Any] = []
     try:
         for p in (0, 1):
             bots.append(make_player(specs[p], p, derive("bot", task.deal_seed, p)))
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(chance.sample(state))
+                outcome = chance.sample(state)
+                if meter is not None:
+                    meter.observe(state.core, outcome)
+                state.apply_action(outcome)
                 continue
             player = state.current_player()
             t0 = time.perf_counter()
@@ -75,6 +83,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
            "moves": moves[0] + moves[1],
            "seconds_per_move_polish": round(seconds[0] / max(moves[0], 1), 6),
            "seconds_per_move_german": round(seconds[1] / max(moves[1], 1), 6)}
+    if meter is not None:
+        row[LUCK_FIELD] = round(meter.total, 6)
     value_rows = [{"game": task.game, "bot": specs[p], "side": SIDES[p], "move": m,
                    "value": round(v, 6), "won": int(p == winner)} for p, m, v in values]
     return {"row": row, "values": value_rows}

@@ -1,7 +1,8 @@
 """Reports of a tournament: ``summary.json``, ``standings.md`` (Markdown
-tables of the ratings, likelihood of superiority, head to head, sides and
-SPRT) and the figures ``ratings.png`` (Elo with 95% intervals) and
-``calibration.png`` (a reliability diagram per bot that reports values).
+tables of the ratings, likelihood of superiority, head to head, sides,
+luck-adjusted scores with ``--luck`` and SPRT) and the figures
+``ratings.png`` (Elo with 95% intervals) and ``calibration.png`` (a
+reliability diagram per bot that reports values).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from apps.tournament.luck import describe
 from apps.tournament.stats import BOOTSTRAP_SAMPLES
 from apps.tournament.store import write_atomic
 
@@ -56,6 +58,8 @@ def _interrupted_lines(summary: dict[str, Any]) -> list[str]:
 def _elo_text(stats: dict[str, Any]) -> str:
     if stats.get("elo") is None:
         return "-"
+    if stats.get("elo_ci95") is None:
+        return f"{stats['elo']:+.0f}"
     lo, hi = stats["elo_ci95"]
     return f"{stats['elo']:+.0f} [{lo:+.0f}, {hi:+.0f}]"
 
@@ -85,6 +89,56 @@ def _pair_lines(h2h: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _score_ci(mean: float | None, ci: list[float] | None) -> str:
+    if mean is None:
+        return "-"
+    return pct(mean) + ("" if ci is None else f" [{pct(ci[0])}, {pct(ci[1])}]")
+
+
+def _ratio_text(ratio: float | None, ci: list[float] | None) -> str:
+    if ratio is None:
+        return "-"
+    return f"{ratio:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
+
+
+def _luck_lines(summary: dict[str, Any]) -> list[str]:
+    """The luck-adjusted scores of a tournament played with ``--luck``."""
+    block = summary.get("luck_adjusted")
+    if not block or not block["games"]:
+        return []
+    lines = ["", f"Luck-adjusted scores (`--luck`, value function: {describe(block['value'])}): "
+             "a game's result minus its luck, the sum over its chance events of the value "
+             "after the outcome minus the value's mean over the outcomes; unbiased for any "
+             "fixed value function, and the better it is, the smaller the variance ratio "
+             "(adjusted over raw: the share of games the adjusted score needs for the raw "
+             "one's precision). Normal 95% intervals over the units; the SPRT uses the raw "
+             "pair scores.", ""]
+    if "self_play_polish" in block:
+        f = block["self_play_polish"]
+        lines += ["| Games | Polish win rate (95%) | Adjusted (95%) | Variance ratio (95%) |",
+                  "|---|---|---|---|",
+                  f"| {f['games']} | {_score_ci(f['raw_score'], f['raw_score_ci95'])} | "
+                  f"{_score_ci(f['score'], f['score_ci95'])} | "
+                  f"{_ratio_text(f['variance_ratio'], f['variance_ratio_ci95'])} |"]
+    elif block.get("head_to_head"):
+        lines += ["| First | Second | Pairs | Score (95%) | Adjusted score (95%) "
+                  "| Adjusted Elo (95%) | Variance ratio (95%) |",
+                  "|---|---|---|---|---|---|---|"]
+        for h in block["head_to_head"]:
+            lines.append(f"| `{h['first']}` | `{h['second']}` | {h['pairs']} | "
+                         f"{_score_ci(h['raw_score'], h['raw_score_ci95'])} | "
+                         f"{_score_ci(h['score'], h['score_ci95'])} | {_elo_text(h)} | "
+                         f"{_ratio_text(h['variance_ratio'], h['variance_ratio_ci95'])} |")
+    check = block["luck_polish"]
+    if check["mean"] is not None:
+        ci = check["ci95"]
+        holds = "containing" if check["zero_inside"] else "NOT containing"
+        where = "" if ci is None else f" [{ci[0]:+.4f}, {ci[1]:+.4f}], {holds} 0"
+        lines += ["", f"Mean luck of the Polish side per game: {check['mean']:+.4f}{where} "
+                      f"(each chance event's luck has mean 0, so 0 is expected)."]
+    return lines
+
+
 def standings_md(params: dict[str, Any], summary: dict[str, Any],
                  figures: Sequence[str] = ()) -> str:
     bots = params["bots"]
@@ -98,6 +152,7 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
         if cal["estimates"]:
             lines += ["", f"Calibration of `{b}`'s estimates: Brier {cal['brier']:.3f}, "
                           f"ECE {cal['ece']:.3f} over {cal['estimates']} estimates."]
+        lines += _luck_lines(summary)
         lines += [""] + [f"![{Path(f).stem}]({f})" for f in figures]
         return "\n".join(lines).rstrip("\n") + "\n"
     order = sorted(bots, key=lambda b: -summary["bots"][b]["elo"])
@@ -135,6 +190,7 @@ def standings_md(params: dict[str, Any], summary: dict[str, Any],
     lines += _pair_lines(summary.get("head_to_head", []))
     if summary["sides"]["games"]:
         lines += ["", "Wins by side over all games:", ""] + _sides_lines(summary["sides"])
+    lines += _luck_lines(summary)
     if "sprt" in summary:
         s = summary["sprt"]
         verdict = {"H1": f"H1 accepted (elo >= {s['elo1']:g})",

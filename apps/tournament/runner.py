@@ -5,6 +5,7 @@ summary and reports."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -13,9 +14,10 @@ from apps.engine import external_command, is_external
 from apps.tournament import report, store
 from apps.tournament.chance import check_scheme
 from apps.tournament.execution import BACKENDS, make_backend, results_in_order
+from apps.tournament.luck import default_value, identity_of
 from apps.tournament.progress import LineProgress, game_line
 from apps.tournament.scheduling import GameTask, pairings, schedule
-from apps.tournament.stats import analyse, pair_scores, parse_sprt, sprt
+from apps.tournament.stats import analyse, luck_summary, pair_scores, parse_sprt, sprt
 from bots import parse_spec
 from solver.errors import ParameterError
 
@@ -33,26 +35,37 @@ class TournamentInterrupted(KeyboardInterrupt):
 def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 1,
         seed: int = 0, out: str = "tournament", sprt_text: str | None = None,
         echo=print, progress: Any = None, backend: str = "local",
-        address: str | None = None, chance: str | None = None) -> dict[str, Any]:
+        address: str | None = None, chance: str | None = None,
+        luck: Any = False) -> dict[str, Any]:
     """Play (or continue) a tournament; returns the summary.  ``progress``
     (default: plain lines through ``echo``) reports each finished game.
     ``chance`` is the chance scheme (:mod:`apps.tournament.chance`): None
     means the folder's (``sequential`` for a folder written before the
-    schemes existed) or, for a new folder, ``keyed``."""
+    schemes existed) or, for a new folder, ``keyed``.  ``luck``: True
+    measures each game's luck with the tournament's value function
+    (:func:`apps.tournament.luck.default_value`), a value function
+    (:class:`apps.tournament.luck.ValueFunction`) with that one; the summary
+    then has the luck-adjusted scores (``luck_adjusted``)."""
     sprt_params = check_arguments(bots, fmt, games, jobs, backend, address, sprt_text)
     if chance is not None:
         check_scheme(chance)
+    value = default_value() if luck is True else (luck or None)
+    identity = identity_of(value) if value is not None else None
     progress = progress or LineProgress(echo)
     outdir = Path(out)
     with store.FolderLock(outdir):
         chance = store.chance_scheme(outdir, chance)
+        store.check_luck(outdir, identity)
         params = {"bots": bots, "format": fmt, "games": games, "seed": seed,
                   "sprt": sprt_params, "chance": chance}
+        if identity is not None:
+            params["luck"] = identity
         store.check_parameters(outdir, params)
         tasks = schedule(bots, fmt, games, seed, chance)  # lazy: no memory per game
-        played = store.resume(outdir, tasks)
+        played = store.resume(outdir, tasks, luck=value is not None)
         done = played.ids()
-        pending = (t for t in tasks if t.game not in done)
+        pending = (t if value is None else replace(t, luck=value)
+                   for t in tasks if t.game not in done)
         interrupted = False
         if len(done) < len(tasks) and not sprt_decided(bots, sprt_params, played.rows):
             interrupted = play(pending, played, outdir, params, len(tasks), jobs, backend,
@@ -145,7 +158,7 @@ def play(pending: Iterable[GameTask], played: store.Played, outdir: Path,
             # standings of the finished games are written by the caller
             interrupted = True
             runner.abort()
-            played.reload(outdir)
+            played.reload(outdir, luck="luck" in params)
         for handle in handles.values():
             runner.cancel(handle)
     finally:
@@ -161,6 +174,9 @@ def summarise(params: dict[str, Any], scheduled: int, played: store.Played,
     rows = sorted(played.rows, key=lambda r: r["game"])
     summary = {"parameters": params, "scheduled_games": scheduled,
                **analyse(params["bots"], rows, params["seed"], played.values)}
+    if params.get("luck"):
+        summary["luck_adjusted"] = luck_summary(params["bots"], params["format"], rows,
+                                                params["seed"], params["luck"])
     state = sprt_state(params["bots"], params["sprt"], rows)
     if state:
         summary["sprt"] = state

@@ -55,6 +55,8 @@ class GameTask:
     first: str         # the pairing's first bot (for the score line)
     second: str
     chance: str = DEFAULT_CHANCE   # chance scheme (CHANCE_SCHEMES)
+    luck: Any = None   # with --luck, the value function measuring each chance event's luck
+    #                    (apps.tournament.luck); not part of the schedule: the runner sets it
 
 
 class Schedule(Sequence):

@@ -2,7 +2,9 @@
 ratings with bootstrap intervals, likelihood of superiority, statistics by
 pair (the pentanomial model: score, Elo and normalized Elo with intervals,
 the GSPRT on pairs, the correlation within a deal), Wilson intervals,
-calibration of value estimates, side balance, head to head, and
+calibration of value estimates, side balance, head to head, the
+luck-adjusted scores of a match played with ``--luck``
+(:func:`luck_summary`, see :mod:`apps.tournament.luck`), and
 :func:`analyse`, the summary of a tournament's games.
 
 Nothing here reads or writes files (``benchmarks/reference_tournament.py``
@@ -16,6 +18,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from apps.tournament.luck import LUCK_FIELD
 from apps.tournament.scheduling import derive
 from solver.errors import ParameterError
 from solver.vocabulary import SIDES
@@ -383,4 +386,147 @@ def analyse(bots: Sequence[str], rows: Sequence[dict[str, Any]], seed: int,
                            for i in range(n) for j in range(i + 1, n)
                            if any({r["polish"], r["german"]} == {bots[i], bots[j]} for r in rows)]
     out["pairs"] = sum(h["by_pair"]["pairs"] for h in out["head_to_head"])
+    return out
+
+
+# ---- luck-adjusted scores (a match played with --luck) -----------------------------
+
+def luck_of(row: dict[str, Any], bot: str) -> float:
+    """The luck of ``bot``'s side in the game ``row``: the row's luck for the
+    Polish side (``luck_polish``), negated when ``bot`` plays German."""
+    luck = float(row[LUCK_FIELD])
+    return luck if row["polish"] == bot else -luck
+
+
+def adjusted_result(row: dict[str, Any], bot: str) -> float:
+    """``bot``'s luck-adjusted result in a game of two bots: its result (1
+    win, 0 loss) minus its luck (the two sides' adjusted results sum to 1)."""
+    return float(row["winner"] == bot) - luck_of(row, bot)
+
+
+def luck_pair_scores(rows: Sequence[dict[str, Any]], a: str,
+                     b: str) -> list[tuple[float, float]]:
+    """``(raw, adjusted)`` score of ``a`` over each complete deal of its
+    pairing with ``b``, in deal order: the sum of its two results, and of
+    its two luck-adjusted results."""
+    by_deal: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        if {r["polish"], r["german"]} == {a, b} and a != b:
+            by_deal.setdefault((r["pairing"], r["deal"]), []).append(r)
+    return [(float(sum(r["winner"] == a for r in games)),
+             math.fsum(adjusted_result(r, a) for r in games))
+            for _, games in sorted(by_deal.items()) if len(games) == 2]
+
+
+def mean_interval(x: Sequence[float], z: float = Z95) -> dict[str, Any]:
+    """The mean of ``x`` with its normal 95% interval ``mean +- z sqrt(var /
+    n)`` (``var`` the sample variance, ``ddof=1``); None where undefined."""
+    v = np.asarray(x, dtype=float)
+    n = len(v)
+    if n == 0:
+        return {"n": 0, "mean": None, "ci95": None, "variance": None}
+    mean = float(v.mean())
+    if n < 2:
+        return {"n": n, "mean": mean, "ci95": None, "variance": None}
+    var = float(v.var(ddof=1))
+    half = z * math.sqrt(var / n)
+    return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "variance": var}
+
+
+def variance_ratio(raw: Sequence[float], adjusted: Sequence[float], seed: int,
+                   samples: int = BOOTSTRAP_SAMPLES) -> tuple[float | None, list[float] | None]:
+    """``var(adjusted) / var(raw)`` over the same units, with a 95% percentile
+    bootstrap interval (the units resampled with replacement, a resample
+    whose raw scores do not vary left out): (None, None) when the raw scores
+    do not vary."""
+    x, y = np.asarray(raw, dtype=float), np.asarray(adjusted, dtype=float)
+    n = len(x)
+    if n < 2 or x.var() == 0:
+        return None, None
+    ratio = float(y.var(ddof=1) / x.var(ddof=1))
+    idx = np.random.default_rng(seed).integers(0, n, (samples, n))
+    vx, vy = x[idx].var(axis=1, ddof=1), y[idx].var(axis=1, ddof=1)
+    keep = vx > 0
+    ci = np.percentile(vy[keep] / vx[keep], [2.5, 97.5]).tolist() if keep.any() else None
+    return ratio, ci
+
+
+def _clipped_elo(p: float | None, ci: list[float] | None) -> dict[str, Any]:
+    """Elo of a score and of its interval's ends (scores clipped to [0, 1])."""
+    if p is None:
+        return {"elo": None, "elo_ci95": None}
+    return {"elo": elo_of_score(p),
+            "elo_ci95": None if ci is None else [elo_of_score(min(max(c, 0.0), 1.0))
+                                                 for c in ci]}
+
+
+def luck_figures(raw: Sequence[float], adjusted: Sequence[float], seed: int,
+                 z: float = Z95) -> dict[str, Any]:
+    """Raw and luck-adjusted scores per game over the same units (a unit's
+    score per game: a deal pair's score over 2, or one game's result), each
+    mean with its 95% interval over the units and its Elo, the variance of a
+    unit's score both ways and their ratio (adjusted / raw) with a bootstrap
+    interval.  The ratio is the share of games the adjusted score needs for
+    the raw score's precision."""
+    r, a = mean_interval(raw, z), mean_interval(adjusted, z)
+    ratio, ratio_ci = variance_ratio(raw, adjusted, seed)
+    out = {"units": r["n"],
+           "score": a["mean"], "score_ci95": a["ci95"],
+           **_clipped_elo(a["mean"], a["ci95"]),
+           "raw_score": r["mean"], "raw_score_ci95": r["ci95"]}
+    raw_elo = _clipped_elo(r["mean"], r["ci95"])
+    out.update({"raw_elo": raw_elo["elo"], "raw_elo_ci95": raw_elo["elo_ci95"],
+                "variance_raw": r["variance"], "variance_adjusted": a["variance"],
+                "variance_ratio": ratio, "variance_ratio_ci95": ratio_ci})
+    return out
+
+
+def luck_adjusted(pairs: Sequence[tuple[float, float]], seed: int,
+                  z: float = Z95) -> dict[str, Any]:
+    """The luck-adjusted statistics by deal pair of :func:`luck_pair_scores`:
+    a pair's adjusted score is the sum of the bot's two adjusted results;
+    the score per game (a pair's over 2) with its 95% interval over pairs,
+    its Elo with the interval mapped, the raw score the same way (the same
+    normal interval, for a like-for-like comparison), and the variance ratio
+    (adjusted pair-score variance over raw; :func:`luck_figures`)."""
+    raw = [p[0] / 2 for p in pairs]
+    adjusted = [p[1] / 2 for p in pairs]
+    out = luck_figures(raw, adjusted, seed, z)
+    out["pairs"] = out.pop("units")
+    return out
+
+
+def luck_check(rows: Sequence[dict[str, Any]], z: float = Z95) -> dict[str, Any]:
+    """The mean luck of the Polish side per game with its 95% interval: each
+    chance event's luck has mean 0 whatever the bots do, so an interval far
+    from 0 points at a chance stream that does not draw with the stated
+    probabilities, or a value function that changed (``zero_inside``)."""
+    m = mean_interval([float(r[LUCK_FIELD]) for r in rows], z)
+    return {"games": m["n"], "mean": m["mean"], "ci95": m["ci95"],
+            "zero_inside": None if m["ci95"] is None else m["ci95"][0] <= 0 <= m["ci95"][1]}
+
+
+def luck_summary(bots: Sequence[str], fmt: str, rows: Sequence[dict[str, Any]], seed: int,
+                 identity: dict[str, Any]) -> dict[str, Any]:
+    """summary.json's ``luck_adjusted`` block: the value function, the luck
+    check (:func:`luck_check`), and for each head to head the first bot's
+    luck-adjusted statistics by deal pair (:func:`luck_adjusted`), or in
+    self-play the Polish side's raw and adjusted win rates by game."""
+    out: dict[str, Any] = {"value": identity, "games": len(rows),
+                           "luck_polish": luck_check(rows)}
+    if fmt == "self-play":
+        raw = [float(r["winner_side"] == "polish") for r in rows]
+        adjusted = [w - float(r[LUCK_FIELD]) for w, r in zip(raw, rows)]
+        figures = luck_figures(raw, adjusted, derive("luck", seed) % 2**32)
+        figures["games"] = figures.pop("units")
+        out["self_play_polish"] = figures
+        return out
+    out["head_to_head"] = []
+    for i, a in enumerate(bots):
+        for b in bots[i + 1:]:
+            pairs = luck_pair_scores(rows, a, b)
+            if pairs:
+                out["head_to_head"].append(
+                    {"first": a, "second": b,
+                     **luck_adjusted(pairs, derive("luck", seed, a, b) % 2**32)})
     return out

@@ -5,7 +5,10 @@ run per folder.
   the folder must repeat them (:func:`check_parameters`).  Its ``chance``
   names the chance scheme; a file without it (written before the schemes
   existed) resumes with the legacy ``sequential`` scheme
-  (:func:`chance_scheme`).
+  (:func:`chance_scheme`).  Its ``luck``, with ``--luck``, identifies the
+  value function that measured each game's luck (:func:`check_luck`): a
+  folder refuses to go on with another one, or without it, and a folder
+  without it refuses ``--luck``.
 * ``games.csv`` and ``values.csv``: a row per game and a row per value
   estimate, appended with every byte written (a short write is an error,
   and is undone) and an fsync (:func:`record`): a game's value rows first,
@@ -16,7 +19,9 @@ run per folder.
   checked against the schedule (a damaged or foreign row: a one-line error
   with its line number); the value rows of games whose row was never
   written are dropped, and a game whose value rows are fewer than its row
-  counts is taken out: both are played again.
+  counts is taken out: both are played again.  With ``--luck`` every row
+  holds its game's luck, ``luck_polish``, a column the header of a folder
+  without luck does not have.
 * ``summary.json``, ``standings.md`` and the figures are replaced
   atomically (:func:`write_atomic`).
 * :class:`FolderLock`: an exclusive ``flock`` on ``tournament.lock`` while a
@@ -32,6 +37,7 @@ import datetime
 import fcntl
 import io
 import json
+import math
 import os
 import shlex
 import sys
@@ -40,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from apps.tournament.luck import LUCK_FIELD, describe
 from apps.tournament.scheduling import DEFAULT_CHANCE, LEGACY_CHANCE
 from solver.jsonio import write_all, write_atomic
 from solver.errors import FolderInUseError, ParameterError, SerializationError, one_line
@@ -48,7 +55,8 @@ GAME_FIELDS = ["game", "pairing", "deal", "deal_seed", "polish", "german", "winn
                "winner", "fragments_polish", "fragments_german", "moves",
                "seconds_per_move_polish", "seconds_per_move_german", "value_rows"]
 """A ``games.csv`` row; ``value_rows`` counts the game's rows in ``values.csv``
-(empty in folders written before it existed)."""
+(empty in folders written before it existed).  With ``--luck`` a last
+column, ``luck_polish`` (:data:`apps.tournament.luck.LUCK_FIELD`), follows."""
 VALUE_FIELDS = ["game", "bot", "side", "move", "value", "won"]
 LOCK_NAME = "tournament.lock"
 COMMAND_LIMIT = 200          # characters of the running command quoted in the refusal
@@ -142,8 +150,10 @@ def read_rows(path: Path) -> list[dict[str, str]]:
     return rows
 
 
-def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int]) -> None:
-    """Checks and converts one games.csv row in place (raises _Damaged)."""
+def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int],
+               luck: bool = False) -> None:
+    """Checks and converts one games.csv row in place (raises _Damaged);
+    ``luck``: the row must hold its game's luck."""
     missing = [k for k in GAME_FIELDS if k != "value_rows" and not row.get(k)]
     if missing or None in row:
         what = f"missing {', '.join(missing)}" if missing else "extra columns"
@@ -158,6 +168,17 @@ def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int])
         row["value_rows"] = None if counted is None else int(counted)
     except ValueError:
         raise _Damaged(f"value_rows: expected an integer, got {one_line(counted)[:40]!r}") from None
+    if LUCK_FIELD in row:
+        text = row[LUCK_FIELD]
+        try:
+            row[LUCK_FIELD] = None if not text else float(text)
+        except ValueError:
+            row[LUCK_FIELD] = math.nan
+        if row[LUCK_FIELD] is not None and not math.isfinite(row[LUCK_FIELD]):
+            raise _Damaged(f"{LUCK_FIELD}: expected a number, got {one_line(text)[:40]!r}")
+    if luck and row.get(LUCK_FIELD) is None:
+        raise _Damaged(f"{LUCK_FIELD}: missing, but this tournament measures each game's luck "
+                       f"(--luck)")
     game = row["game"]
     if game in seen:
         raise _Damaged(f"game {game} is recorded twice")
@@ -174,16 +195,18 @@ def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int])
     seen.add(game)
 
 
-def read_games(out: Path, tasks: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+def read_games(out: Path, tasks: Sequence[Any] | None = None,
+               luck: bool = False) -> list[dict[str, Any]]:
     """The rows of ``games.csv`` in game order, checked (against the
-    schedule ``tasks`` if given): a damaged or foreign row gives a one-line
-    SerializationError with its line number."""
+    schedule ``tasks`` if given; with ``luck``, each must hold its game's
+    luck): a damaged or foreign row gives a one-line SerializationError with
+    its line number."""
     path = out / "games.csv"
     rows = read_rows(path)
     seen: set[int] = set()
     for row in rows:
         try:
-            _games_row(row, tasks, seen)
+            _games_row(row, tasks, seen, luck)
         except _Damaged as err:
             raise SerializationError(f"{path}:{row['_line']}: {err} (repair or remove the "
                                      f"line, or use another --out)") from None
@@ -239,6 +262,26 @@ def chance_scheme(outdir: Path, requested: str | None) -> str:
     return old["chance"]
 
 
+def check_luck(outdir: Path, identity: dict[str, Any] | None) -> None:
+    """Refuse to go on with a folder whose games measured their luck with
+    another value function than ``identity`` (None: without ``--luck``), or
+    not at all: its luck would mix two control variates, or be missing."""
+    old = _recorded(outdir)
+    if old is None or old.get("luck") == identity:
+        return
+    recorded = old.get("luck")
+    if recorded is None:
+        raise ParameterError(f"{outdir} holds a tournament played without --luck (its games "
+                             f"have no luck recorded): repeat its command without --luck, or "
+                             f"use another --out")
+    if identity is None:
+        raise ParameterError(f"{outdir} holds a tournament played with --luck (value "
+                             f"function: {describe(recorded)}): repeat its command with --luck")
+    raise ParameterError(f"{outdir} holds a tournament whose luck was measured by another value "
+                         f"function ({describe(recorded)}, not {describe(identity)}): one "
+                         f"match takes one control variate; use another --out")
+
+
 def check_parameters(outdir: Path, params: dict[str, Any]) -> None:
     """Write ``tournament.json``, or check that the one there holds ``params``."""
     pfile = outdir / "tournament.json"
@@ -269,12 +312,14 @@ class Played:
         self.rows.append(result["row"])
         self.values.extend({k: str(v) for k, v in x.items()} for x in result["values"])
 
-    def reload(self, outdir: Path, tasks: Sequence[Any] | None = None) -> list[int]:
+    def reload(self, outdir: Path, tasks: Sequence[Any] | None = None,
+               luck: bool = False) -> list[int]:
         """Read the games back from the files (after a Ctrl-C, which may have
         come between writing a game's row and keeping it here).  A game whose
         value rows are not all there (``value_rows`` counts them) is left out,
-        to be played again; returns those games."""
-        rows = read_games(outdir, tasks)
+        to be played again; returns those games.  ``luck``: each row must hold
+        its game's luck."""
+        rows = read_games(outdir, tasks, luck)
         values = [_clean(v) for v in _value_rows(outdir)]
         count: dict[int, int] = {}
         for v in values:
@@ -295,14 +340,14 @@ def _csv_text(fields: list[str], rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def resume(outdir: Path, tasks: Sequence[Any] | None = None) -> Played:
+def resume(outdir: Path, tasks: Sequence[Any] | None = None, luck: bool = False) -> Played:
     """The games finished in ``outdir`` (checked against the schedule
     ``tasks``).  ``values.csv`` is rewritten without the values of games
     whose row was never written, and a game whose value rows are incomplete
     (a full disk cut them) is taken out of ``games.csv`` too: both are
-    played again."""
+    played again.  ``luck``: each row must hold its game's luck."""
     played = Played()
-    torn = played.reload(outdir, tasks)
+    torn = played.reload(outdir, tasks, luck)
     if torn:
         header = _header(outdir / "games.csv") or GAME_FIELDS
         write_atomic(outdir / "games.csv", _csv_text(header, played.rows))
@@ -322,8 +367,9 @@ def record(outdir: Path, result: dict[str, Any]) -> None:
     values = outdir / "values.csv"
     before = values.stat().st_size if values.exists() else None
     append(values, VALUE_FIELDS, result["values"])
+    fields = GAME_FIELDS + [LUCK_FIELD] if LUCK_FIELD in result["row"] else GAME_FIELDS
     try:
-        append(outdir / "games.csv", GAME_FIELDS, [result["row"]])
+        append(outdir / "games.csv", fields, [result["row"]])
     except SerializationError:
         try:
             if before is None:
