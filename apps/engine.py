@@ -35,7 +35,7 @@ from typing import IO, Any
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots import make_bot, parse_spec
+from bots import check_for_players, make_bot, parse_spec
 from solver import state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
@@ -86,7 +86,8 @@ class _Server:
     """One engine: the bot spec and the game in progress."""
 
     def __init__(self, spec: str):
-        parse_spec(spec)                       # a bad spec fails before any message
+        name, _ = parse_spec(spec)             # a bad spec fails before any message
+        check_for_players(name)                # the protocol's player sees no hidden card
         self.spec = spec
         self.bot: Any = None
         self.player = 0

@@ -45,7 +45,7 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from apps.advise import advise
 from apps.narration import Entry, Kind, Narrator
-from bots import BotSpec, BotSpecError, Observations, SearchBot
+from bots import BotSpec, BotSpecError, Observations, SearchBot, check_for_players
 from exact.endgame import solvable, solve as solve_endgame
 from solver import Core, CoreConfig
 from solver.jsonio import find_problem, loads, read_bounded
@@ -102,6 +102,9 @@ class Setup:
     bot: BotSpec                        # the bot as chosen (no machine-dependent threads)
     seed: int                           # the chance stream's and the bot's seed
     ask_all: bool = False               # every node applied raw; lone declines confirmed
+
+    def __post_init__(self) -> None:
+        check_for_players(self.bot.name)    # a game against a person: no benchmark-only bot
 
     @property
     def params(self) -> dict[str, Any]:

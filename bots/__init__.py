@@ -16,12 +16,12 @@ from bots._inference import POOL, Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
 from bots.base import Bot, SearchBot
-from bots.registry import BOTS, SEARCH_BOTS, make_bot, parse_spec, spec_help
+from bots.registry import BOTS, SEARCH_BOTS, check_for_players, make_bot, parse_spec, spec_help
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
 __all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "OOS", "Observations", "POOL",
-           "SEARCH_BOTS", "SearchBot", "bias_needed", "make_bot", "parse_spec", "report_progress",
+           "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players", "make_bot", "parse_spec", "report_progress",
            "spec_help"]
 
 

@@ -31,6 +31,7 @@ from bots._budget import run_trees, thread_seed, value_bias, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
+    descent_start_known,
     descent_take, playout, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
@@ -94,6 +95,8 @@ cdef class ISMCTS(TreeSearch):
     cdef readonly int threads      # trees searched in parallel (this one and the helpers)
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
+    cdef readonly bint oracle      # 1: every world is the true position (sees the opponent's
+                                   # hand; benchmark-only, the ismcts-oracle bot)
 
     def __cinit__(self):
         self.beliefs.worlds = NULL
@@ -105,8 +108,12 @@ cdef class ISMCTS(TreeSearch):
         beliefs_free(&self.beliefs)
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
-                 seed=0, double prior=3.0, str inference="off", int threads=1):
+                 seed=0, double prior=3.0, str inference="off", int threads=1,
+                 bint oracle=False):
         self.inference = check_inference(inference)
+        if oracle and inference != "off":
+            raise ValueError("oracle: the true position needs no inference (inference=off)")
+        self.oracle = oracle
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
         if threads < 1:
@@ -121,7 +128,8 @@ cdef class ISMCTS(TreeSearch):
         self.threads = threads
         cap = max(1, max_nodes // threads)
         self._init_tree(sizeof(Edge), cap, seed)
-        self.helpers = [ISMCTS(uct_c, cap, rollout, thread_seed(seed, k), prior, inference)
+        self.helpers = [ISMCTS(uct_c, cap, rollout, thread_seed(seed, k), prior, inference,
+                               oracle=oracle)
                         for k in range(1, threads)]
         self.worlds = 0
         self.first_ties = False
@@ -218,7 +226,10 @@ cdef class ISMCTS(TreeSearch):
         cdef int k, n_pref
         cdef int32_t e
         cdef Edge* ed
-        descent_start_beliefs(&walk, c, root, searcher, &self.beliefs, &self.rng)
+        if self.oracle:
+            descent_start_known(&walk, c, root)
+        else:
+            descent_start_beliefs(&walk, c, root, searcher, &self.beliefs, &self.rng)
         self.worlds += 1
         while descent_next(&walk, &self.tree, c, &self.rng):
             if walk.found == NODE_ADDED and self.prior > 0.0:

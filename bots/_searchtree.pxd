@@ -312,17 +312,30 @@ cdef inline Lookup tree_descend(Tree* t, const Config* c, State* s, int* buf, in
     return tree_lookup(t, c, s, buf, n[0], node)
 
 
+cdef inline void descent_ready(Descent* d, const Config* c) noexcept nogil:
+    """Readies an iteration's descent from the world in ``d.s``: its options."""
+    d.n = 0
+    if not is_chance(&d.s) and not is_terminal(&d.s):
+        d.n = legal_actions(c, &d.s, d.buf)
+    d.depth = 0
+    d.found = NODE_FOUND
+
+
 cdef inline void descent_start(Descent* d, const Config* c, const State* root, int searcher,
                                Rng* r) noexcept nogil:
     """Starts an iteration: a full state sampled for the searcher's
     information at ``root``, with its options."""
     d.s = root[0]
     resample(c, &d.s, searcher, r)
-    d.n = 0
-    if not is_chance(&d.s) and not is_terminal(&d.s):
-        d.n = legal_actions(c, &d.s, d.buf)
-    d.depth = 0
-    d.found = NODE_FOUND
+    descent_ready(d, c)
+
+
+cdef inline void descent_start_known(Descent* d, const Config* c, const State* root) noexcept nogil:
+    """Starts an iteration at ``root`` as it truly is, nothing resampled: the
+    searcher sees the opponent's hand (the benchmark-only oracle of
+    ``ismcts-oracle``, an upper bound on what inference could give)."""
+    d.s = root[0]
+    descent_ready(d, c)
 
 
 cdef inline bint descent_next(Descent* d, Tree* t, const Config* c, Rng* r) noexcept nogil:

@@ -299,6 +299,19 @@ class ISMCTSBot(SearchBot):
                 "policy": {a["action"]: a["frequency"] for a in stats["actions"]}}
 
 
+class OracleISMCTSBot(ISMCTSBot):
+    """ISMCTS whose every world is the true position: it sees the opponent's
+    hand (and a secret redraw decision), which no player can.  A
+    benchmark-only bot (``ismcts-oracle``, refused by play, advise, serve
+    and engine): against ISMCTS at equal iterations it bounds what any
+    opponent-hand inference could give (issue 31's cheating bound)."""
+
+    name = "ismcts-oracle"
+
+    def new_engine(self, seed: int):
+        return self.engine()(seed=seed, oracle=True, **self.options)
+
+
 class OOSBot(SearchBot):
     """Online outcome-sampling MCCFR (see bots._oos) with a time or iteration
     budget: a mixed-strategy bot.  It plays an action drawn from the

@@ -32,12 +32,14 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from bots.base import DECIDED_RULES, Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, RandomBot
+from bots.base import (DECIDED_RULES, Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, OracleISMCTSBot,
+                       RandomBot)
 from bots._inference import INFERENCE as INFERENCE_SETTINGS
 from bots.heuristic import HeuristicBot
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "bot_from_options", "make_bot", "parse_spec",
+__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "bot_from_options", "check_for_players",
+           "make_bot", "parse_spec",
            "search_defaults", "spec_help"]
 
 # Bytes one search-tree node costs at most, with its edges and its share of
@@ -256,6 +258,24 @@ DECIDED = Option("decided", _choice(*DECIDED_RULES), "heuristic",
                  "heuristic's choice); off: always the search's choice")
 
 
+ISMCTS_OPTIONS: tuple[Option, ...] = (
+    TIME, ITERATIONS,
+    Option("c", NUMBER, 1.4, "UCB exploration constant", low=0.0, open_low=True,
+           high=1e6, engine="uct_c"),
+    _rollout("playout policy: heuristic (the heuristic bot's rules in C, bots._policy, at "
+             "90% of the decisions, informed at the rest), heuristic-pure (the rules "
+             "only), informed (weighted random) or random"),
+    _nodes(1_000_000),
+    Option("prior", NUMBER, 3.0, "progressive bias toward the heuristic bot's choice at "
+           "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
+           low=0.0, high=1e9, engine="prior"),
+    INFERENCE,
+    THREADS,
+    ENDGAME,
+    DECIDED,
+)
+
+
 @dataclass(frozen=True)
 class BotEntry:
     """A bot: its class (built as ``cls(player, seed, **options)``), a line
@@ -266,6 +286,8 @@ class BotEntry:
     help: str
     options: tuple[Option, ...] = field(default_factory=tuple)
     note: str = ""
+    benchmark_only: bool = False   # sees what no player may (tournaments only: refused by
+                                   # play, advise, serve and engine, see check_for_players)
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
@@ -274,22 +296,13 @@ class BotEntry:
 BOTS: dict[str, BotEntry] = {
     "random": BotEntry(RandomBot, "uniform over the legal actions"),
     "heuristic": BotEntry(HeuristicBot, "plays as a sensible human would (bots.heuristic)"),
-    "ismcts": BotEntry(ISMCTSBot, "information-set MCTS (bots._ismcts)", (
-        TIME, ITERATIONS,
-        Option("c", NUMBER, 1.4, "UCB exploration constant", low=0.0, open_low=True,
-               high=1e6, engine="uct_c"),
-        _rollout("playout policy: heuristic (the heuristic bot's rules in C, bots._policy, at "
-                 "90% of the decisions, informed at the rest), heuristic-pure (the rules "
-                 "only), informed (weighted random) or random"),
-        _nodes(1_000_000),
-        Option("prior", NUMBER, 3.0, "progressive bias toward the heuristic bot's choice at "
-               "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
-               low=0.0, high=1e9, engine="prior"),
-        INFERENCE,
-        THREADS,
-        ENDGAME,
-        DECIDED,
-    )),
+    "ismcts": BotEntry(ISMCTSBot, "information-set MCTS (bots._ismcts)", ISMCTS_OPTIONS),
+    "ismcts-oracle": BotEntry(
+        OracleISMCTSBot, "benchmark only: ISMCTS that sees the opponent's hand (every world "
+        "is the true position), for tournaments against ismcts at equal iterations, an upper "
+        "bound on what opponent-hand inference could give; play, advise, serve and engine "
+        "refuse it", tuple(o for o in ISMCTS_OPTIONS if o is not INFERENCE),
+        benchmark_only=True),
     "oos": BotEntry(OOSBot, "online outcome-sampling MCCFR (bots._oos): a mixed strategy, "
                     "played by sampling it", (
         TIME, ITERATIONS,
@@ -330,7 +343,7 @@ BOTS: dict[str, BotEntry] = {
 }
 
 # bots with a time or iteration budget and a Cython searcher
-SEARCH_BOTS = {"ismcts": ISMCTSBot, "oos": OOSBot}
+SEARCH_BOTS = {"ismcts": ISMCTSBot, "ismcts-oracle": OracleISMCTSBot, "oos": OOSBot}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -388,6 +401,8 @@ def bot_from_options(name: str, options: dict[str, Any], player: int, seed: int 
     gives them, possibly changed by the caller), the rest from the defaults
     (``interactive``: those of play, advise and the browser server)."""
     entry = BOTS[name]
+    if interactive:
+        check_for_players(name)
     if name in SEARCH_BOTS:
         budget = {k: options.get(k) for k in ("time", "iterations")}
         rest = {o.name: options[o.name] if o.name in options else default_of(o, interactive)
@@ -397,6 +412,14 @@ def bot_from_options(name: str, options: dict[str, Any], player: int, seed: int 
     full = {o.name: options[o.name] if o.name in options else default_of(o, interactive)
             for o in entry.options}
     return entry.cls(player, seed, **full)
+
+
+def check_for_players(name: str) -> None:
+    """BotSpecError if bot ``name`` is benchmark-only (it sees what no player
+    may): play, advise, the browser server and the engine protocol call it."""
+    if BOTS[name].benchmark_only:
+        raise BotSpecError(f"bot {name!r} sees the opponent's hand: it is for benchmark "
+                           f"tournaments only, not for play, advise, serve or engine")
 
 
 def spec_help(width: int = 79) -> str:

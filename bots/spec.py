@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.base import Bot
-from bots.registry import BOTS, SEARCH_BOTS, bot_from_options, engine_options, parse_spec
+from bots.registry import (BOTS, SEARCH_BOTS, bot_from_options, check_for_players, engine_options,
+                           parse_spec)
 from solver.errors import BotSpecError
 
 __all__ = ["BotSpec", "Caps", "SEARCHING", "DEFAULT_SEARCH_TIME"]
 
-SEARCHING = ("ismcts", "oos", "openspiel-ismcts")
+SEARCHING = (*SEARCH_BOTS, "openspiel-ismcts")
 """Bots that search, with a budget of time or iterations (or simulations)."""
 DEFAULT_SEARCH_TIME = 1.0
 """Seconds per move of a search bot whose spec names no budget (as its help says)."""
@@ -118,6 +119,7 @@ class BotSpec:
         ends first (a budget of iterations alone gets the time cap too, a
         budget of time alone keeps its time), its node cap and its threads; a
         search bot without a budget gets its default time."""
+        check_for_players(self.name)
         options = self.as_dict()
         if self.name in SEARCH_BOTS:
             if "time" not in options and "iterations" not in options:
