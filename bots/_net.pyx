@@ -6,7 +6,11 @@ clipped output, over the value features of solver._features.  The first
 layer reads only the non-zero features (about 106 of 734 in a game's
 positions): each adds its row of W0 to the first hidden layer; the hidden
 layers skip the units ReLU zeroed the same way.  The loops are plain C that
-the compiler vectorises.  The weights are the arrays of a
+the compiler vectorises, built twice: for the baseline instruction set and,
+on x86 with GCC or Clang, for AVX2, chosen at import by what the processor
+supports.  Both sum each output's terms in the same order (the vectors run
+across the outputs) and neither may fuse a multiply and an add (AVX2 without
+FMA), so they agree bit for bit (tests/test_valuenet.py checks it).  The weights are the arrays of a
 bots.valuenet.ValueNet (read once per file and process: ``load_net``
 caches by digest, so every searcher of a process shares one copy).
 
@@ -21,7 +25,7 @@ from libc.math cimport expf
 from libc.string cimport memcpy
 
 from bots import valuenet
-from bots._budget import clock
+from time import perf_counter as clock
 from solver._core cimport (
     NUM_ACTIONS, PH_ROLL, Config, Core, Rng, State, apply_action, chance_outcomes, is_chance,
     is_terminal, rng_seed, sample_chance,
@@ -32,6 +36,63 @@ from solver.errors import ParameterError
 _CACHE = {}    # sha256 -> NetC: one copy of each network per process
 
 
+cdef extern from *:
+    """
+    /* out[k] += in[j] * w[j * n_out + k] for the inputs j with in[j] != 0
+       (positive_only: in[j] > 0, skipping ReLU's zeros), j ascending: each
+       output sums its terms in the same order in both builds below. */
+    #define WH_ACCUMULATE_BODY                                              \
+        for (int j = 0; j < n_in; j++) {                                    \
+            float v = in[j];                                                \
+            if (positive_only ? v > 0.0f : v != 0.0f) {                     \
+                const float* row = w + (size_t)j * (size_t)n_out;           \
+                for (int k = 0; k < n_out; k++) out[k] += v * row[k];       \
+            }                                                               \
+        }
+    static void wh_accumulate_plain(float* __restrict out, const float* __restrict w,
+                                    const float* __restrict in, int n_in, int n_out,
+                                    int positive_only) { WH_ACCUMULATE_BODY }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void wh_accumulate_avx2(float* __restrict out, const float* __restrict w,
+                                   const float* __restrict in, int n_in, int n_out,
+                                   int positive_only) { WH_ACCUMULATE_BODY }
+    static int wh_has_avx2(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx2"); }
+    #else
+    #define wh_accumulate_avx2 wh_accumulate_plain
+    static int wh_has_avx2(void) { return 0; }
+    #endif
+    """
+    void wh_accumulate_plain(float* out, const float* w, const float* inp, int n_in, int n_out,
+                             int positive_only) noexcept nogil
+    void wh_accumulate_avx2(float* out, const float* w, const float* inp, int n_in, int n_out,
+                            int positive_only) noexcept nogil
+    int wh_has_avx2() noexcept nogil
+
+
+cdef bint _simd = wh_has_avx2()   # 1: the AVX2 build of the loops (set once, at import)
+
+
+cdef inline void _accumulate(float* out, const float* w, const float* inp, int n_in, int n_out,
+                             int positive_only) noexcept nogil:
+    if _simd:
+        wh_accumulate_avx2(out, w, inp, n_in, n_out, positive_only)
+    else:
+        wh_accumulate_plain(out, w, inp, n_in, n_out, positive_only)
+
+
+def simd(on=None):
+    """Whether the forward pass runs its AVX2 build; ``simd(False)`` /
+    ``simd(True)`` switch to the baseline build and back (True only where
+    the processor has AVX2), for the test that they agree; returns the
+    setting before."""
+    global _simd
+    before = bool(_simd)
+    if on is not None:
+        _simd = bool(on) and wh_has_avx2()
+    return before
+
+
 cdef int net_work_floats(const Net* net) noexcept nogil:
     return N_FEATURES + 2 * net.width
 
@@ -40,26 +101,15 @@ cdef float net_forward(const Net* net, const float* x, float* work) noexcept nog
     cdef float* h = work
     cdef float* g = work + net.width
     cdef float* swap
-    cdef const float* row
     cdef float v
-    cdef int i, j, k, n_in, n_out = net.sizes[1]
+    cdef int i, n_in, n_out = net.sizes[1]
     memcpy(h, net.b[0], n_out * sizeof(float))
-    for j in range(N_FEATURES):          # the sparse first layer
-        v = x[j]
-        if v != 0.0:
-            row = net.w[0] + <size_t>j * n_out
-            for k in range(n_out):
-                h[k] += v * row[k]
+    _accumulate(h, net.w[0], x, N_FEATURES, n_out, 0)     # the sparse first layer
     for i in range(1, net.layers):
         n_in = n_out
         n_out = net.sizes[i + 1]
         memcpy(g, net.b[i], n_out * sizeof(float))
-        for j in range(n_in):            # ReLU: a unit at or below 0 adds nothing
-            v = h[j]
-            if v > 0.0:
-                row = net.w[i] + <size_t>j * n_out
-                for k in range(n_out):
-                    g[k] += v * row[k]
+        _accumulate(g, net.w[i], h, n_in, n_out, 1)       # ReLU: units <= 0 add nothing
         swap = h
         h = g
         g = swap

@@ -10,6 +10,7 @@ from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from bots._net cimport NetC, net_value, net_work_floats
+from time import perf_counter as clock
 from bots._net import load_net
 from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
@@ -144,6 +145,29 @@ def informed_playout(Core state, seed):
     if not is_chance(&state.s) and not is_terminal(&state.s):
         n = legal_actions(&state.config.c, &state.s, buf)
     return playout(&state.config.c, &state.s, buf, n, ROLLOUT_INFORMED, &r)
+
+
+def time_playouts(list cores, str rollout, int repeats, seed):
+    """Seconds to play ``repeats`` playouts of policy ``rollout`` from each
+    position of ``cores`` in C, and the Polish wins (benchmarks/net_speed.py
+    sets them against the value network's evaluations)."""
+    cdef Rng r
+    cdef State s
+    cdef Core core
+    cdef int buf[NUM_ACTIONS]
+    cdef int k, n, policy = ROLLOUTS[rollout]
+    cdef long long wins = 0
+    rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    start = clock()
+    for core in cores:
+        with nogil:
+            for k in range(repeats):
+                s = core.s
+                n = 0
+                if not is_chance(&s) and not is_terminal(&s):
+                    n = legal_actions(&core.config.c, &s, buf)
+                wins += playout(&core.config.c, &s, buf, n, policy, &r) == 0
+    return clock() - start, wins
 
 
 cdef int preferred_edges(const Config* c, const State* s, const int* acts, int n,

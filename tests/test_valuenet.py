@@ -192,6 +192,23 @@ def test_the_c_forward_pass_is_the_numpy_one(tmp_path, sizes, output):
     assert expected.std() > 1e-3            # the positions differ, so do the values
 
 
+def test_the_avx2_and_the_baseline_builds_agree_bit_for_bit(tmp_path):
+    from bots import _net
+    if not _net.simd():
+        pytest.skip("this processor (or compiler) has no AVX2 build: one build only")
+    net = _net.NetC(valuenet.load(_write(tmp_path / "n.npz", (N_FEATURES, 96, 40, 1), seed=6)))
+    rng = np.random.default_rng(3)
+    x = rng.random((200, N_FEATURES), dtype=np.float32) * (rng.random((200, N_FEATURES)) < 0.2)
+    wide = net.evaluate_features(x)
+    try:
+        _net.simd(False)
+        assert not _net.simd()
+        narrow = net.evaluate_features(x)
+    finally:
+        _net.simd(True)
+    assert wide.tobytes() == narrow.tobytes() and wide.std() > 1e-3
+
+
 def test_one_copy_of_a_network_per_file_and_process(tmp_path):
     from bots._net import load_net
     a = load_net(_write(tmp_path / "a.npz", seed=11))
