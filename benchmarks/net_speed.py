@@ -54,15 +54,15 @@ def main(argv=None) -> int:
             weights, biases = valuenet.random_weights((N_FEATURES, h, h, 1), args.seed)
             valuenet.write(path, weights, biases, output="sigmoid", meta={"bench": True})
             nets[h] = load_net(path)
-    # evaluations: enough per position that one measurement takes ~0.05 s or more
+    # per repeat: 50 evaluations of each network and 10 playouts from every position
     net_us = {h: [] for h in HIDDEN}
     playout_us = []
     for r in range(args.repeats):
         for h in HIDDEN:
             seconds, _ = nets[h].time_positions(cores, 50)
             net_us[h].append(seconds / (50 * len(cores)) * 1e6)
-        seconds, _ = time_playouts(cores, "heuristic", 2, args.seed + r)
-        playout_us.append(seconds / (2 * len(cores)) * 1e6)
+        seconds, _ = time_playouts(cores, "heuristic", 10, args.seed + r)
+        playout_us.append(seconds / (10 * len(cores)) * 1e6)
     out = {"meta": _meta(), "positions": len(cores), "repeats": args.repeats,
            "iterations": args.iterations, "seed": args.seed,
            "playout_us": round(statistics.median(playout_us), 2)}

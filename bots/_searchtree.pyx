@@ -244,6 +244,11 @@ cdef class TreeSearch:
             raise MemoryError()
 
     @property
+    def mix(self):
+        """eval=mix: the network's weight (the option lambda)."""
+        return self.leaf.mix
+
+    @property
     def max_nodes(self):
         """The node cap (past it, iterations play out from the frontier)."""
         return self.tree.max_nodes

@@ -175,8 +175,6 @@ class SearchBot(Bot):
         self.iterations = iterations or 0
         self.options = dict(engine_options or {})
         self.search_engine = self.new_engine(seed)
-        if self.search_engine.net is not None:   # the network read once: later engines share it
-            self.options["net"] = self.search_engine.net
         self.last_stats: dict[str, Any] | None = None
         self._seen: tuple[Any, list[int], Observations, Core] | None = None
 
