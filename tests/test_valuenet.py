@@ -255,24 +255,9 @@ PLAYOUT_DIGEST = "3dcdef458e2dcf2d9902893c7e7a806e2018532c6623a27bf5488a8314ed77
 
 def _search_digest(**options):
     import hashlib
-    import random
-
-    import pyspiel
 
     from bots import ISMCTS, OOS
-    game = pyspiel.load_game("wildhorn")
-    cores = []
-    for seed in range(3):
-        rng = random.Random(seed)
-        state, k = game.new_initial_state(), 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-                continue
-            if k % 37 == 0:
-                cores.append(state.core.copy())
-            k += 1
-            state.apply_action(rng.choice(state.legal_actions()))
+    cores = list(_positions(seeds=range(3), every=37))
     rows = []
     for i, core in enumerate(cores[:8]):
         for cls, threads in ((ISMCTS, 1), (ISMCTS, 2), (OOS, 1)):
