@@ -15,8 +15,8 @@ finishes the game; or the value network (bots._net) alone, mixed with the
 playout (``lambda``), or after a playout to the end of the turn.
 
 Rewards are the node's player's wins (1) and losses (0), or the win
-probability the network gives, so a mean is a win probability.  Everything per iteration runs in C without the GIL and without
-Python objects.
+probability the network gives, so a mean is a win probability.  Everything
+per iteration runs in C without the GIL and without Python objects.
 
 Root parallelisation (``threads`` > 1): the search keeps ``threads``
 independent trees, each with its own random stream

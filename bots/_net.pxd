@@ -37,5 +37,5 @@ cdef class NetC:
     """A loaded network in C, shared by every searcher of the process that
     uses the same file (bots._net.load_net caches by digest)."""
     cdef Net net               # the C view of the arrays below
-    cdef readonly object source     # the bots.valuenet.ValueNet it holds (its arrays own the floats)
+    cdef readonly object source     # the bots.valuenet.ValueNet held (its arrays own the floats)
     cdef readonly str sha256   # the file's digest (the cache key)
