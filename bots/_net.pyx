@@ -19,13 +19,14 @@ output as ``ValueNet.evaluate`` to about 1e-6), ``time_positions`` the
 benchmark (benchmarks/net_speed.py).
 """
 
+from time import perf_counter as clock
+
 import numpy as np
 
 from libc.math cimport expf
 from libc.string cimport memcpy
 
 from bots import valuenet
-from time import perf_counter as clock
 from solver._core cimport (
     NUM_ACTIONS, PH_ROLL, Config, Core, Rng, State, apply_action, chance_outcomes, is_chance,
     is_terminal, rng_seed, sample_chance,

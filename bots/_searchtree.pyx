@@ -6,11 +6,12 @@ preferred edges at a new node, and ``TreeSearch``, the base class that owns
 a searcher's tree, its random stream, node statistics and memory
 accounting."""
 
+from time import perf_counter as clock
+
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from bots._net cimport NetC, net_value, net_work_floats
-from time import perf_counter as clock
 from bots._net import load_net
 from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
