@@ -309,6 +309,33 @@ def test_the_leaf_values_of_each_eval(tmp_path):
         assert ISMCTS(eval="turn", net=net, seed=1)._leaf_value(core, 2) == turn
 
 
+@pytest.mark.parametrize("eval_", ["net", "turn"])
+def test_the_search_reads_the_networks_value_as_the_polish_sides(tmp_path, eval_):
+    """A network worth 0.3 for the Polish side everywhere: every action of
+    the Polish player is worth 0.3 to it, every German action 0.7 (no game
+    ends within the first turn, so eval=turn meets the network too)."""
+    from bots import ISMCTS, OOS
+    weights = [np.zeros((N_FEATURES, 4), np.float32), np.zeros((4, 1), np.float32)]
+    biases = [np.zeros(4, np.float32), np.full(1, 0.3, np.float32)]
+    valuenet.write(tmp_path / "flat.npz", weights, biases, output="clip", meta={})
+    seen = set()
+    for core in list(_positions(seeds=[4], every=3))[:12]:
+        if core.turn > 1:
+            break
+        player = core.current_player()
+        seen.add(player)
+        flat = float(np.float32(0.3))
+        mine = flat if player == 0 else 1.0 - flat
+        stats = ISMCTS(eval=eval_, net=tmp_path / "flat.npz", seed=1).search(core, iterations=200)
+        assert [a["value"] for a in stats["actions"]] == pytest.approx(
+            [mine] * len(stats["actions"]), abs=1e-9)
+        assert stats["root_mean"] == pytest.approx(mine, abs=1e-9)
+        stats = OOS(eval=eval_, net=tmp_path / "flat.npz", seed=1).search(core, iterations=200)
+        assert [a["value"] for a in stats["actions"]] == pytest.approx(
+            [mine] * len(stats["actions"]), abs=1e-9)
+    assert seen == {0, 1}
+
+
 def test_the_search_refuses_bad_leaf_options(tmp_path):
     from bots import ISMCTS, OOS
     with pytest.raises(ValueError, match="eval: expected one of playout, net, mix, turn"):
