@@ -12,7 +12,9 @@ of the search's default policy (rollout=heuristic,
 bots._searchtree.time_playouts) from the same positions, and their ratio
 (issue 31's target: at least 10).  Then ISMCTS iterations per second from
 the opening and from a mid-game position with eval=playout, net, mix and
-turn (the 2 x 128 network).  Every figure is the median of ``--repeats``
+turn (the 2 x 128 network), and with eval=net valuing a die at a leaf by
+one face drawn instead of the expectation over its faces
+(``net_sampled_dice``: what the expectation costs).  Every figure is the median of ``--repeats``
 interleaved repeats (each repeat measures every variant once, in turn), so a
 shared machine's load falls on all of them alike; compare the ratios.
 Prints one JSON object and writes it to ``--out``.
@@ -34,7 +36,11 @@ from bots import ISMCTS, load_net, time_playouts, valuenet
 from solver import N_FEATURES
 
 HIDDEN = (64, 128, 256)
-EVALS = ("playout", "net", "mix", "turn")
+# (key, eval, how a die at a leaf is valued): "expect" is the searchers' way
+# (the network's expectation over the faces), "sample" one face drawn
+EVALS = (("playout", "playout", "expect"), ("net", "net", "expect"),
+         ("net_sampled_dice", "net", "sample"), ("mix", "mix", "expect"),
+         ("turn", "turn", "expect"))
 
 
 def main(argv=None) -> int:
@@ -73,20 +79,22 @@ def main(argv=None) -> int:
     positions = {"opening": _opening(game, args.seed).core,
                  "midgame": _midgame(game, args.seed).core}
     for where, core in positions.items():
-        rates = {e: [] for e in EVALS}
+        rates = {key: [] for key, _, _ in EVALS}
         for r in range(args.repeats):
-            for e in EVALS:
-                stats = ISMCTS(seed=r, eval=e, net=nets[128]).search(
-                    core, iterations=args.iterations)
-                rates[e].append(stats["iterations"] / stats["seconds"])
-        for e in EVALS:
-            out[f"ismcts_{e}_iters_per_s_{where}"] = round(statistics.median(rates[e]))
+            for key, e, dice in EVALS:
+                search = ISMCTS(seed=r, eval=e, net=nets[128])
+                search._set_dice(dice)
+                stats = search.search(core, iterations=args.iterations)
+                rates[key].append(stats["iterations"] / stats["seconds"])
+        for key, _, _ in EVALS:
+            out[f"ismcts_{key}_iters_per_s_{where}"] = round(statistics.median(rates[key]))
     out["notes"] = ("net_HxH_us: one evaluation in C (features, then the forward pass of a "
                     "734-H-H-1 ReLU/sigmoid network, sparse first layer), median over repeats "
                     "of the mean over the positions; playout_us: one playout of the default "
                     "policy (rollout=heuristic) from the same positions; ISMCTS c 1.4, prior "
                     "3, with each eval and the 2x128 network, from the first decision of the "
-                    "seeded game and a turn 2-3 main-step decision")
+                    "seeded game and a turn 2-3 main-step decision; net_sampled_dice: eval=net "
+                    "with a die at a leaf sampled instead of averaged over its faces")
     print(json.dumps(out, indent=2))
     write_json(out, args.out)
     return 0

@@ -27,10 +27,10 @@ cdef float net_forward(const Net* net, const float* x, float* work) noexcept nog
 cdef float net_position(const Net* net, const Config* c, const State* s,
                         float* work) noexcept nogil
 # The value of any position s (not changed): chance events first, a die
-# rolled at s as the expectation over its faces, any other chance event sampled
-# with r, until a decision or the end.
+# rolled at s as the expectation over its faces (``dice_expectation``; else
+# sampled), any other chance event sampled with r, until a decision or the end.
 cdef double net_value(const Net* net, const Config* c, const State* s, float* work,
-                      Rng* r) noexcept nogil
+                      Rng* r, bint dice_expectation) noexcept nogil
 
 
 cdef class NetC:

@@ -136,7 +136,7 @@ cdef inline void _settle(const Config* c, State* s, Rng* r) noexcept nogil:
 
 
 cdef double net_value(const Net* net, const Config* c, const State* s, float* work,
-                      Rng* r) noexcept nogil:
+                      Rng* r, bint dice_expectation) noexcept nogil:
     cdef State t
     cdef int acts[NUM_ACTIONS]
     cdef double probs[NUM_ACTIONS]
@@ -144,7 +144,7 @@ cdef double net_value(const Net* net, const Config* c, const State* s, float* wo
     cdef int k, n
     if not is_chance(s) or is_terminal(s):
         return net_position(net, c, s, work)
-    if s.phase == PH_ROLL:
+    if s.phase == PH_ROLL and dice_expectation:
         n = chance_outcomes(c, s, acts, probs)
         for k in range(n):
             t = s[0]
@@ -208,13 +208,14 @@ cdef class NetC:
         cdef float[::1] work = np.zeros(net_work_floats(&self.net), dtype=np.float32)
         return float(net_position(&self.net, &core.config.c, &core.s, &work[0]))
 
-    def value(self, Core core, seed=0):
+    def value(self, Core core, seed=0, bint dice_expectation=True):
         """``net_value`` at ``core``: a die about to be rolled averaged over
-        its faces, other chance events sampled from ``seed``."""
+        its faces (or sampled), other chance events sampled from ``seed``."""
         cdef float[::1] work = np.zeros(net_work_floats(&self.net), dtype=np.float32)
         cdef Rng r
         rng_seed(&r, <unsigned long long>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        return float(net_value(&self.net, &core.config.c, &core.s, &work[0], &r))
+        return float(net_value(&self.net, &core.config.c, &core.s, &work[0], &r,
+                               dice_expectation))
 
     def time_positions(self, list cores, int repeats):
         """Seconds to evaluate every position of ``cores`` ``repeats`` times in

@@ -110,6 +110,7 @@ ctypedef struct Leaf:          # how a searcher values the leaf of an iteration
     double mix                 # EVAL_MIX: the network's weight (lambda), in [0, 1]
     const Net* net             # the value network (NULL with EVAL_PLAYOUT)
     float* work                # the tree's scratch for the network (net_work_floats), or NULL
+    bint dice_expectation      # 1: a die at the leaf averaged over its faces (0: sampled)
 
 ctypedef struct Descent:       # one iteration's way down the tree
     State s                    # the sampled world, as played so far

@@ -121,8 +121,8 @@ cdef double leaf_value(const Leaf* leaf, const Config* c, State* s, int* buf, in
         return 1.0 if playout(c, s, buf, n, policy, r) == 0 else 0.0
     if leaf.mode == EVAL_TURN:
         _play(c, s, buf, n, policy, r, s.turn)
-        return net_value(leaf.net, c, s, leaf.work, r)
-    v = net_value(leaf.net, c, s, leaf.work, r)
+        return net_value(leaf.net, c, s, leaf.work, r, leaf.dice_expectation)
+    v = net_value(leaf.net, c, s, leaf.work, r, leaf.dice_expectation)
     if leaf.mode == EVAL_NET:
         return v
     return leaf.mix * v + (1.0 - leaf.mix) * (
@@ -209,6 +209,7 @@ cdef class TreeSearch:
         self.leaf.mix = 0.0
         self.leaf.net = NULL
         self.leaf.work = NULL
+        self.leaf.dice_expectation = True
         self.eval = "playout"
 
     def __dealloc__(self):
@@ -366,6 +367,17 @@ cdef class TreeSearch:
         if node < 0:
             raise MemoryError()
         return node
+
+    def _set_dice(self, str dice):
+        """"expect" (the default): a die about to be rolled at a leaf is
+        valued as the expectation of the network over its faces; "sample":
+        one face drawn, for benchmarks/net_speed.py's comparison.  Not a bot
+        option."""
+        cdef TreeSearch t
+        if dice not in ("expect", "sample"):
+            raise ValueError(f"dice: expected expect or sample, got {dice!r}")
+        for t in self._trees():
+            t.leaf.dice_expectation = dice == "expect"
 
     def _leaf_value(self, Core state, int policy):
         """``leaf_value`` at a copy of ``state`` from this search's random

@@ -236,6 +236,10 @@ def test_a_die_about_to_be_rolled_is_valued_as_the_expectation_over_its_faces(tm
                                    in zip(outcomes, children))
                     assert net.value(state.core, seed=1) == pytest.approx(expected, abs=1e-6)
                     assert net.value(state.core, seed=2) == net.value(state.core, seed=1)
+                    faces = {net.evaluate_core(c.core) for c in children}
+                    drawn = {net.value(state.core, seed=k, dice_expectation=False)
+                             for k in range(12)}
+                    assert drawn <= faces and len(drawn) > 1
                     checked += 1
                 state.apply_action(rng.choice([a for a, _ in outcomes]))
             else:
@@ -340,6 +344,8 @@ def test_the_search_refuses_bad_leaf_options(tmp_path):
     from bots import ISMCTS, OOS
     with pytest.raises(ValueError, match="eval: expected one of playout, net, mix, turn"):
         ISMCTS(eval="magic")
+    with pytest.raises(ValueError, match="dice: expected expect or sample"):
+        ISMCTS()._set_dice("roll")
     with pytest.raises(ValueError, match=r"lambda must be in \[0, 1\]"):
         OOS(eval="mix", mix=1.5, net=_write(tmp_path / "n.npz"))
     with pytest.raises(ValueNetError, match="no such file"):
