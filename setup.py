@@ -48,6 +48,8 @@ extensions = [
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._policy", ["bots/_policy.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
+    Extension("bots._net", ["bots/_net.pyx"], define_macros=macros,
+              extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._searchtree", ["bots/_searchtree.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._inference", ["bots/_inference.pyx"], define_macros=macros,

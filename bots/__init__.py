@@ -7,22 +7,26 @@ Bots are named by spec strings such as ``"ismcts:time=1.0,c=1.4"``.  Every
 bot and every option is declared once, in :data:`bots.registry.BOTS`, which
 drives the parsing (:func:`parse_spec`), the bots' construction
 (:func:`make_bot`) and the documentation (:func:`spec_help`, printed by
-``wildhorn-solve bots``).
+``wildhorn-solve bots``).  The value network a search may use at its leaves
+(``eval=net|mix|turn``): its file in :mod:`bots.valuenet`, in C as a
+:class:`NetC` (:func:`load_net`: one copy per file and process).
 """
 
 from bots import _budget
 from bots._budget import bias_needed
 from bots._inference import POOL, Observations
 from bots._ismcts import ISMCTS
+from bots._net import NetC, load_net
 from bots._oos import OOS
+from bots._searchtree import time_playouts
 from bots.base import Bot, SearchBot
 from bots.registry import BOTS, SEARCH_BOTS, check_for_players, make_bot, parse_spec, spec_help
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "OOS", "Observations", "POOL",
-           "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players", "make_bot", "parse_spec", "report_progress",
-           "spec_help"]
+__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "NetC", "OOS", "Observations",
+           "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players", "load_net",
+           "make_bot", "parse_spec", "report_progress", "spec_help", "time_playouts"]
 
 
 def report_progress(callback) -> None:

@@ -9,11 +9,14 @@ key), so the searcher's own nodes gather statistics over all worlds and the
 opponent's nodes over the worlds where the opponent knows the same.
 Selection is UCB with availability counts: an action's parent count is the
 number of iterations in which it was legal at that node.  Chance events are
-sampled.  One node is added per iteration; a playout finishes the game.
+sampled.  One node is added per iteration; the iteration's leaf is valued
+as ``eval`` says (bots._searchtree.leaf_value): by default a playout
+finishes the game; or the value network (bots._net) alone, mixed with the
+playout (``lambda``), or after a playout to the end of the turn.
 
-Rewards are wins (1) and losses (0) of the node's player, so a mean is a win
-probability.  Everything per iteration runs in C without the GIL and without
-Python objects.
+Rewards are the node's player's wins (1) and losses (0), or the win
+probability the network gives, so a mean is a win probability.  Everything
+per iteration runs in C without the GIL and without Python objects.
 
 Root parallelisation (``threads`` > 1): the search keeps ``threads``
 independent trees, each with its own random stream
@@ -32,7 +35,7 @@ from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Tree, TreeSearch, descent_next, descent_start,
     descent_start_known,
-    descent_take, playout, preferred_edges, tree_bytes, tree_clear,
+    descent_take, leaf_value, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
 from bots._inference cimport (
@@ -80,7 +83,13 @@ cdef class ISMCTS(TreeSearch):
     among the opponent hands consistent with the searcher's information) or
     "heuristic" (worlds weighted by the opponent's observed decisions,
     bots._inference; it acts when ``search`` is given ``observations``; each
-    tree builds its weighted pool from its own random stream).  ``threads``: the trees searched in
+    tree builds its weighted pool from its own random stream).  ``eval``:
+    how an iteration's leaf is valued, "playout" (one playout to the end),
+    "net" (the value network ``net``), "mix" (``mix`` times the network's value
+    plus the rest times a playout's result) or "turn" (the playout policy to
+    the end of the turn, then the network); ``net``: a bots._net.NetC, a
+    bots.valuenet.ValueNet, a weights file's path, or None (the packaged
+    network), used unless eval is "playout".  ``threads``: the trees searched in
     parallel, one native thread each (see the module's docstring); an
     iteration budget is split among them (``bots._budget.iteration_shares``: K
     iterations in all), a time budget is one deadline for all, and the node
@@ -91,7 +100,7 @@ cdef class ISMCTS(TreeSearch):
     cdef readonly double uct_c
     cdef bint first_ties           # 1: ties go to the first legal action (before random ties)
     cdef readonly long long worlds
-    cdef long long wins            # iterations of the current search won by the searcher
+    cdef double wins               # the searcher's wins in the current search (a leaf's value each)
     cdef readonly int threads      # trees searched in parallel (this one and the helpers)
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
@@ -109,7 +118,7 @@ cdef class ISMCTS(TreeSearch):
 
     def __init__(self, double uct_c=1.4, int max_nodes=1_000_000, str rollout="heuristic",
                  seed=0, double prior=3.0, str inference="off", int threads=1,
-                 bint oracle=False):
+                 str eval="playout", double mix=0.5, net=None, bint oracle=False):
         self.inference = check_inference(inference)
         if oracle and inference != "off":
             raise ValueError("oracle: the true position needs no inference (inference=off)")
@@ -128,9 +137,9 @@ cdef class ISMCTS(TreeSearch):
         self.threads = threads
         cap = max(1, max_nodes // threads)
         self._init_tree(sizeof(Edge), cap, seed)
+        self._init_leaf(eval, mix, net)
         self.helpers = [ISMCTS(uct_c, cap, rollout, thread_seed(seed, k), prior, inference,
-                               oracle=oracle)
-                        for k in range(1, threads)]
+                               1, eval, mix, self.net, oracle) for k in range(1, threads)]
         self.worlds = 0
         self.first_ties = False
 
@@ -219,8 +228,8 @@ cdef class ISMCTS(TreeSearch):
 
     cdef IterationStatus _iterate(self, const Config* c, const State* root, int searcher,
                                   int32_t* path_nodes, int32_t* path_edges,
-                                  int* winner) noexcept nogil:
-        """One iteration; its winner in ``*winner``."""
+                                  double* polish) noexcept nogil:
+        """One iteration; its leaf's value for the Polish side (side 0) in ``*polish``."""
         cdef Descent walk
         cdef int pref[NUM_ACTIONS]
         cdef int k, n_pref
@@ -242,13 +251,13 @@ cdef class ISMCTS(TreeSearch):
             descent_take(&walk, c, _edges(&self.tree)[e].h.action)
         if walk.found == NODE_OUT_OF_MEMORY:
             return ITERATION_OUT_OF_MEMORY
-        winner[0] = playout(c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        polish[0] = leaf_value(&self.leaf, c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
         for k in range(walk.depth):
             ed = &_edges(&self.tree)[path_edges[k]]
             self.tree.nodes[path_nodes[k]].visits += 1
             ed.h.visits += 1
-            if winner[0] == self.tree.nodes[path_nodes[k]].player:
-                ed.wins += 1.0
+            # (a playout's 0 or 1 adds exactly what counting its wins did)
+            ed.wins += polish[0] if self.tree.nodes[path_nodes[k]].player == 0 else 1.0 - polish[0]
         return ITERATION_DONE
 
     def search(self, Core root, long long iterations=0, double time_limit=0.0,
@@ -291,18 +300,18 @@ cdef class ISMCTS(TreeSearch):
     def _run(self, Core root, long long n):
         """``n`` iterations from ``root`` without the GIL; returns n."""
         cdef const Config* c = &root.config.c
-        cdef int searcher = current_player(&root.s), winner = 0
+        cdef int searcher = current_player(&root.s)
+        cdef double polish = 0.0
         cdef long long k
         cdef IterationStatus status = ITERATION_DONE
         cdef int32_t path_nodes[PATH_CAP]
         cdef int32_t path_edges[PATH_CAP]
         with nogil:
             for k in range(n):
-                status = self._iterate(c, &root.s, searcher, path_nodes, path_edges, &winner)
+                status = self._iterate(c, &root.s, searcher, path_nodes, path_edges, &polish)
                 if status == ITERATION_OUT_OF_MEMORY:
                     break
-                if winner == searcher:
-                    self.wins += 1
+                self.wins += polish if searcher == 0 else 1.0 - polish
         if status == ITERATION_OUT_OF_MEMORY:
             raise MemoryError("ISMCTS: out of memory")
         return n
@@ -319,7 +328,8 @@ cdef class ISMCTS(TreeSearch):
     cdef dict _sizes(self):
         """Sums over the trees: nodes, edges, bytes, worlds, wins."""
         cdef ISMCTS t
-        cdef long long nodes = 0, edges = 0, worlds = 0, wins = 0
+        cdef long long nodes = 0, edges = 0, worlds = 0
+        cdef double wins = 0.0
         cdef size_t size = 0
         for t in self._trees():
             nodes += t.tree.n_nodes

@@ -25,7 +25,10 @@ Waugh, Zinkevich and Bowling, NIPS 2009; OpenSpiel's
   in it, whose action is then drawn from its current strategy); from
   there the playout policy of ``bots._searchtree`` (``rollout=informed`` or
   ``random``) finishes the game, and its result is the frontier value, as in
-  ``oos.cc``.  Past the node cap (``nodes=``) no node is added.
+  ``oos.cc``; or, as ``eval`` says (bots._searchtree.leaf_value), the value
+  network's win probability, mixed with the playout or after a playout to the
+  end of the turn (a value v of the update player counts as the utility
+  2v - 1).  Past the node cap (``nodes=``) no node is added.
 * Warm start (``prior=``, default 300; 0 turns it off): a new node's
   cumulative regret starts at ``prior`` for the actions the heuristic bot
   prefers there (``bots._policy``, which reads only the mover's information,
@@ -122,7 +125,7 @@ from bots._budget import run_trees, thread_seed, value_bias, win_probabilities
 from bots._searchtree cimport (
     ITERATION_DONE, ITERATION_OUT_OF_MEMORY, NODE_ADDED, NODE_OUT_OF_MEMORY, PATH_CAP,
     Descent, EdgeHead, IterationStatus, Node, Tree, TreeSearch, descent_next, descent_start,
-    descent_take, playout, preferred_edges, tree_bytes, tree_clear,
+    descent_take, leaf_value, preferred_edges, tree_bytes, tree_clear,
 )
 from bots._searchtree import ROLLOUTS
 from bots._inference cimport (
@@ -169,7 +172,8 @@ cdef class OOS(TreeSearch):
     or "rm+"; ``baseline``: "mean" (VR-MCCFR baselines) or "none"; ``prior``:
     the initial regret of the heuristic's choices at a new node (0: none);
     ``inference``: "off" or "heuristic" (worlds weighted by the opponent's
-    observed decisions, bots._inference, as ISMCTS's); ``seed``:
+    observed decisions, bots._inference, as ISMCTS's); ``eval``, ``mix``,
+    ``net``: how the frontier is valued, as ISMCTS's; ``seed``:
     the searcher's random stream (same seed and iteration budget, same
     result); ``threads``: the trees searched in parallel, one native thread
     each (see the module's docstring), the iteration budget and the node cap
@@ -205,7 +209,7 @@ cdef class OOS(TreeSearch):
     def __init__(self, double epsilon=0.3, int max_nodes=1_000_000, str rollout="heuristic",
                  double threshold=0.2, str weighting="linear", str regret="rm",
                  str baseline="mean", seed=0, double prior=300.0, str inference="off",
-                 int threads=1):
+                 int threads=1, str eval="playout", double mix=0.5, net=None):
         self.inference = check_inference(inference)
         if not prior >= 0.0:
             raise ValueError(f"prior must be at least 0, got {prior}")
@@ -235,8 +239,9 @@ cdef class OOS(TreeSearch):
         self.threads = threads
         cap = max(1, max_nodes // threads)
         self._init_tree(sizeof(Edge), cap, seed)
+        self._init_leaf(eval, mix, net)
         self.helpers = [OOS(epsilon, cap, rollout, threshold, weighting, regret, baseline,
-                            thread_seed(seed, k), prior, inference)
+                            thread_seed(seed, k), prior, inference, 1, eval, mix, self.net)
                         for k in range(1, threads)]
         self.reset()
 
@@ -280,9 +285,8 @@ cdef class OOS(TreeSearch):
     # ---- one iteration ------------------------------------------------------
 
     cdef IterationStatus _iterate(self, const Config* c, const State* root, int searcher,
-                                  int update, double weight, int* winner) noexcept nogil:
-        """One outcome-sampling iteration updating the regrets of ``update``;
-        its winner in ``*winner``."""
+                                  int update, double weight) noexcept nogil:
+        """One outcome-sampling iteration updating the regrets of ``update``."""
         cdef Descent walk
         cdef int pref[NUM_ACTIONS]
         cdef double sigma[NUM_ACTIONS]
@@ -292,6 +296,7 @@ cdef class OOS(TreeSearch):
         cdef Edge* e
         cdef double u[NUM_ACTIONS]
         cdef double q = 1.0, rho = 1.0, rho_below = 1.0, explore, x, prob, v, v_h, w, sign
+        cdef double polish
         descent_start_beliefs(&walk, c, root, searcher, &self.beliefs, &self.rng)
         while descent_next(&walk, &self.tree, c, &self.rng):
             n, node, depth = walk.n, walk.node, walk.depth
@@ -337,10 +342,12 @@ cdef class OOS(TreeSearch):
             descent_take(&walk, c, e[pick].h.action)
         if walk.found == NODE_OUT_OF_MEMORY:
             return ITERATION_OUT_OF_MEMORY
-        winner[0] = playout(c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        # the Polish side's win probability at the leaf (a playout: 0 or 1)
+        x = leaf_value(&self.leaf, c, &walk.s, walk.buf, walk.n, self.rollout, &self.rng)
+        polish = x
         depth = walk.depth
         # bottom up: baseline-corrected values, regrets of the update player
-        v = 1.0 if winner[0] == update else -1.0
+        v = 2.0 * (x if update == 0 else 1.0 - x) - 1.0
         for d in range(depth - 1, -1, -1):
             nd = &self.tree.nodes[self.path[d].node]
             e = &_edges(&self.tree)[nd.first]
@@ -365,7 +372,7 @@ cdef class OOS(TreeSearch):
                 e[pick].h.visits if e[pick].h.visits < BASELINE_SPAN else BASELINE_SPAN)
             v = v_h
         # the value estimator (see the module docstring)
-        x = 1.0 if winner[0] == searcher else 0.0
+        x = polish if searcher == 0 else 1.0 - polish
         w = weight * rho
         self.vw += w
         self.vwu += w * x
@@ -444,7 +451,7 @@ cdef class OOS(TreeSearch):
         """``n`` more iterations from ``root`` without the GIL; returns n.
         The update player alternates, the searcher first."""
         cdef const Config* c = &root.config.c
-        cdef int searcher = current_player(&root.s), winner = 0
+        cdef int searcher = current_player(&root.s)
         cdef long long k
         cdef IterationStatus status = ITERATION_DONE
         with nogil:
@@ -452,7 +459,7 @@ cdef class OOS(TreeSearch):
                 self.done += 1
                 status = self._iterate(c, &root.s, searcher,
                                        <int>((searcher + self.done - self.start + 1) & 1),
-                                       <double>self.done if self.linear else 1.0, &winner)
+                                       <double>self.done if self.linear else 1.0)
                 if status == ITERATION_OUT_OF_MEMORY:
                     break
         if status == ITERATION_OUT_OF_MEMORY:

@@ -33,6 +33,8 @@ objects appear only in ``TreeSearch``'s Python-level methods.
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+
+from bots._net cimport Net, NetC
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
@@ -53,6 +55,12 @@ cdef enum:
     ROLLOUT_INFORMED = 1       # playouts: actions in proportion to _weight (_searchtree.pyx)
     ROLLOUT_HEURISTIC = 2      # playouts: the heuristic bot's rules (bots._policy), mixed with informed
     ROLLOUT_HEURISTIC_PURE = 3 # playouts: the heuristic bot's rules only
+
+cdef enum:
+    EVAL_PLAYOUT = 0           # a leaf's value: one playout to the end (its result, 0 or 1)
+    EVAL_NET = 1               # the value network's value of the leaf (bots._net.net_value)
+    EVAL_MIX = 2               # mix * the network's value + (1 - mix) * one playout's result
+    EVAL_TURN = 3              # the playout policy to the end of the turn, then the network's value
 
 cdef enum Lookup:              # what tree_descend found at the next decision
     NODE_FOUND = 0             # the state's node, whose actions are the legal ones
@@ -96,6 +104,13 @@ ctypedef struct Tree:
     int32_t max_nodes          # the node cap: no node is added past it
     uint64_t key_mask          # ANDed into every key (all ones; a test narrows it to force collisions)
     uint64_t collisions        # lookups that met a colliding node since the last clear
+
+ctypedef struct Leaf:          # how a searcher values the leaf of an iteration
+    int mode                   # EVAL_*
+    double mix                 # EVAL_MIX: the network's weight (lambda), in [0, 1]
+    const Net* net             # the value network (NULL with EVAL_PLAYOUT)
+    float* work                # the tree's scratch for the network (net_work_floats), or NULL
+    bint dice_expectation      # 1: a die at the leaf averaged over its faces (0: sampled)
 
 ctypedef struct Descent:       # one iteration's way down the tree
     State s                    # the sampled world, as played so far
@@ -360,6 +375,8 @@ cdef inline void descent_take(Descent* d, const Config* c, int action) noexcept 
 
 cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil
 cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil
+cdef double leaf_value(const Leaf* leaf, const Config* c, State* s, int* buf, int n, int policy,
+                       Rng* r) noexcept nogil
 cdef int preferred_edges(const Config* c, const State* s, const int* acts, int n,
                          int* out) noexcept nogil
 
@@ -370,8 +387,12 @@ cdef class TreeSearch:
     cdef Rng rng                   # the search's random stream (seeded)
     cdef readonly int rollout      # ROLLOUT_*: the playout policy past the tree
     cdef readonly double prior     # weight of the heuristic's choices at a new node (0: none)
+    cdef Leaf leaf                 # how an iteration's leaf is valued (eval, lambda, the network)
+    cdef readonly str eval         # the leaf's value: "playout", "net", "mix" or "turn"
+    cdef readonly NetC net         # the value network (None with eval=playout)
     cdef list helpers              # root parallelisation: trees 1..threads-1, searchers of one thread
     cdef void _init_tree(self, size_t edge_size, int max_nodes, seed) except *
+    cdef void _init_leaf(self, str eval, double mix, net) except *
     cdef int32_t _state_node(self, Core state)
     cdef list _trees(self)
     cdef list _edge_rows(self, int32_t node)

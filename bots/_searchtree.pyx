@@ -6,8 +6,13 @@ preferred edges at a new node, and ``TreeSearch``, the base class that owns
 a searcher's tree, its random stream, node statistics and memory
 accounting."""
 
-from libc.stdint cimport int32_t, uint64_t
+from time import perf_counter as clock
 
+from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+from bots._net cimport NetC, net_value, net_work_floats
+from bots._net import load_net
 from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
     A_ASSIST, A_ATTACK, A_COMMAND, A_DECLINE, A_ESCORT, A_MOVE, A_PASS, A_PLACE,
@@ -75,11 +80,13 @@ cdef int informed_action(const int* acts, int n, Rng* r) noexcept nogil:
 cdef double HEURISTIC_SHARE = 0.9  # rollout=heuristic: the rest of the decisions are informed
 
 
-cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
-    """Finishes the game from s (``n`` options at s, written to buf, as
-    ``apply_action_n`` returns them); returns the winner."""
+cdef inline int _play(const Config* c, State* s, int* buf, int n, int policy, Rng* r,
+                      int last_turn) noexcept nogil:
+    """Plays the playout policy from s (``n`` options at s, written to buf,
+    as ``apply_action_n`` returns them) to the end of the game or of turn
+    ``last_turn``; returns the options at the state reached."""
     cdef int a
-    while not is_terminal(s):
+    while not is_terminal(s) and s.turn <= last_turn:
         if is_chance(s):
             a = sample_chance(c, s, r)
         elif policy == ROLLOUT_INFORMED:
@@ -92,8 +99,37 @@ cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r)
         else:
             a = buf[rng_below(r, n)]
         n = apply_action_n(c, s, a, buf)
+    return n
+
+
+cdef int playout(const Config* c, State* s, int* buf, int n, int policy, Rng* r) noexcept nogil:
+    """Finishes the game from s (``n`` options at s, written to buf, as
+    ``apply_action_n`` returns them); returns the winner."""
+    _play(c, s, buf, n, policy, r, 255)     # every turn (s.turn is a uint8)
     return s.winner
 
+
+cdef double leaf_value(const Leaf* leaf, const Config* c, State* s, int* buf, int n, int policy,
+                       Rng* r) noexcept nogil:
+    """The Polish side's (side 0's) win probability at an iteration's leaf
+    ``s`` (``n`` options, in buf), as ``leaf.mode`` says: a playout's result
+    (0 or 1), the network's value (a die about to be rolled averaged over its
+    faces), their mix, or the network's value at the end of the turn played
+    by the playout policy.  ``s`` may be played on."""
+    cdef double v
+    if leaf.mode == EVAL_PLAYOUT:
+        return 1.0 if playout(c, s, buf, n, policy, r) == 0 else 0.0
+    if leaf.mode == EVAL_TURN:
+        _play(c, s, buf, n, policy, r, s.turn)
+        return net_value(leaf.net, c, s, leaf.work, r, leaf.dice_expectation)
+    v = net_value(leaf.net, c, s, leaf.work, r, leaf.dice_expectation)
+    if leaf.mode == EVAL_NET:
+        return v
+    return leaf.mix * v + (1.0 - leaf.mix) * (
+        1.0 if playout(c, s, buf, n, policy, r) == 0 else 0.0)
+
+
+EVALS = {"playout": EVAL_PLAYOUT, "net": EVAL_NET, "mix": EVAL_MIX, "turn": EVAL_TURN}
 
 ROLLOUTS = {"informed": ROLLOUT_INFORMED, "random": ROLLOUT_RANDOM,
             "heuristic": ROLLOUT_HEURISTIC, "heuristic-pure": ROLLOUT_HEURISTIC_PURE}
@@ -110,6 +146,29 @@ def informed_playout(Core state, seed):
     if not is_chance(&state.s) and not is_terminal(&state.s):
         n = legal_actions(&state.config.c, &state.s, buf)
     return playout(&state.config.c, &state.s, buf, n, ROLLOUT_INFORMED, &r)
+
+
+def time_playouts(list cores, str rollout, int repeats, seed):
+    """Seconds to play ``repeats`` playouts of policy ``rollout`` from each
+    position of ``cores`` in C, and the Polish wins (benchmarks/net_speed.py
+    sets them against the value network's evaluations)."""
+    cdef Rng r
+    cdef State s
+    cdef Core core
+    cdef int buf[NUM_ACTIONS]
+    cdef int k, n, policy = ROLLOUTS[rollout]
+    cdef long long wins = 0
+    rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    start = clock()
+    for core in cores:
+        with nogil:
+            for k in range(repeats):
+                s = core.s
+                n = 0
+                if not is_chance(&s) and not is_terminal(&s):
+                    n = legal_actions(&core.config.c, &s, buf)
+                wins += playout(&core.config.c, &s, buf, n, policy, &r) == 0
+    return clock() - start, wins
 
 
 cdef int preferred_edges(const Config* c, const State* s, const int* acts, int n,
@@ -146,9 +205,37 @@ cdef class TreeSearch:
         self.tree.n_nodes = 0
         self.tree.collisions = 0
         self.helpers = []
+        self.leaf.mode = EVAL_PLAYOUT
+        self.leaf.mix = 0.0
+        self.leaf.net = NULL
+        self.leaf.work = NULL
+        self.leaf.dice_expectation = True
+        self.eval = "playout"
 
     def __dealloc__(self):
         tree_free(&self.tree)
+        free(self.leaf.work)
+
+    cdef void _init_leaf(self, str eval, double mix, net) except *:
+        """How leaves are valued: ``eval`` (see EVALS), ``mix`` the network's
+        weight with eval=mix, ``net`` the network (a NetC, a ValueNet, a
+        file's path, or None: the packaged one), loaded unless
+        eval=playout; this tree gets its own scratch for it."""
+        if eval not in EVALS:
+            raise ValueError(f"eval: expected one of {', '.join(EVALS)}, got {eval!r}")
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError(f"lambda must be in [0, 1], got {mix}")
+        self.eval = eval
+        self.leaf.mode = EVALS[eval]
+        self.leaf.mix = mix
+        if eval == "playout":
+            return
+        self.net = net if isinstance(net, NetC) else load_net(net)
+        self.leaf.net = &self.net.net
+        free(self.leaf.work)
+        self.leaf.work = <float*>malloc(net_work_floats(self.leaf.net) * sizeof(float))
+        if self.leaf.work == NULL:
+            raise MemoryError()
 
     cdef void _init_tree(self, size_t edge_size, int max_nodes, seed) except *:
         """Allocates the tree (edges of ``edge_size`` bytes, node cap
@@ -157,6 +244,11 @@ cdef class TreeSearch:
         tree_free(&self.tree)
         if tree_init(&self.tree, edge_size, max_nodes) < 0:
             raise MemoryError()
+
+    @property
+    def mix(self):
+        """eval=mix: the network's weight (the option lambda)."""
+        return self.leaf.mix
 
     @property
     def max_nodes(self):
@@ -275,6 +367,27 @@ cdef class TreeSearch:
         if node < 0:
             raise MemoryError()
         return node
+
+    def _set_dice(self, str dice):
+        """"expect" (the default): a die about to be rolled at a leaf is
+        valued as the expectation of the network over its faces; "sample":
+        one face drawn, for benchmarks/net_speed.py's comparison.  Not a bot
+        option."""
+        cdef TreeSearch t
+        if dice not in ("expect", "sample"):
+            raise ValueError(f"dice: expected expect or sample, got {dice!r}")
+        for t in self._trees():
+            t.leaf.dice_expectation = dice == "expect"
+
+    def _leaf_value(self, Core state, int policy):
+        """``leaf_value`` at a copy of ``state`` from this search's random
+        stream, with the playout policy ``policy`` (ROLLOUT_*); for tests."""
+        cdef Core s = state.copy()
+        cdef int buf[NUM_ACTIONS]
+        cdef int n = 0
+        if not is_chance(&s.s) and not is_terminal(&s.s):
+            n = legal_actions(&s.config.c, &s.s, buf)
+        return leaf_value(&self.leaf, &s.config.c, &s.s, buf, n, policy, &self.rng)
 
     def _lookup(self, Core state):
         """What a descent would find at the decision ``state``: "found",

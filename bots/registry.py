@@ -123,7 +123,14 @@ def _flag(text: str) -> bool:
     raise ValueError(text)
 
 
+def _file(text: str) -> str:
+    if not text.strip():
+        raise ValueError(text)
+    return text.strip()
+
+
 NUMBER = Kind(_number, "a finite number")
+FILE = Kind(_file, "a file's path")
 WHOLE = Kind(_whole, "a whole number")
 FLAG = Kind(_flag, "yes or no")
 
@@ -243,6 +250,20 @@ INFERENCE = Option("inference", _choice(*INFERENCE_SETTINGS), INFERENCE_SETTINGS
                    "without them worlds stay uniform", engine="inference")
 
 
+EVAL = Option("eval", _choice("playout", "net", "mix", "turn"), "playout",
+              "how the search values the leaf of an iteration: playout (one playout to the "
+              "end, its result), net (the value network's win probability, bots._net; a die "
+              "about to be rolled averaged over its faces), mix (lambda times the network's "
+              "value plus 1 - lambda times a playout's result) or turn (the playout policy to "
+              "the end of the turn, then the network); see docs/value-network.md",
+              engine="eval")
+LAMBDA = Option("lambda", NUMBER, 0.5, "eval=mix: the network's weight", low=0.0, high=1.0,
+                engine="mix")
+NET = Option("net", FILE, None, "the value network's weights file (bots.valuenet; default "
+             "the packaged bots/data/value_net.npz), used unless eval=playout; the web "
+             "server takes no file: there only the packaged network", engine="net")
+
+
 ENDGAME = Option("endgame", _choice("exact", "off"), "off",
                  "exact: at a position of the last turn where nothing is hidden any more "
                  "(both decks empty, past the V-2 step; exact.endgame), first solve it "
@@ -270,6 +291,7 @@ ISMCTS_OPTIONS: tuple[Option, ...] = (
            "each node, X / (visits + 1) on its UCB score (0: plain UCB)",
            low=0.0, high=1e9, engine="prior"),
     INFERENCE,
+    EVAL, LAMBDA, NET,
     THREADS,
     ENDGAME,
     DECIDED,
@@ -328,6 +350,7 @@ BOTS: dict[str, BotEntry] = {
                "pyspiel.evaluate_bots), not in play or advise, which search every decision "
                "afresh"),
         INFERENCE,
+        EVAL, LAMBDA, NET,
         THREADS,
         ENDGAME,
         DECIDED,
@@ -448,6 +471,8 @@ def _placeholder(option: Option) -> str:
         return "X"
     if option.kind is WHOLE:
         return "N"
+    if option.kind is FILE:
+        return "FILE"
     return option.kind.describe.replace(" or ", "|")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bots import valuenet
 from bots.base import Bot
 from bots.registry import (BOTS, SEARCH_BOTS, bot_from_options, check_for_players, engine_options,
                            parse_spec)
@@ -118,9 +119,18 @@ class BotSpec:
         search in time and in iterations (or simulations) both, whichever
         ends first (a budget of iterations alone gets the time cap too, a
         budget of time alone keeps its time), its node cap and its threads; a
-        search bot without a budget gets its default time."""
+        search bot without a budget gets its default time.  A value network
+        comes only from the package: a ``net`` file is refused, and so is a
+        network ``eval`` when the packaged network is missing."""
         check_for_players(self.name)
         options = self.as_dict()
+        if "net" in options:
+            raise BotSpecError(f"bot spec {str(self)[:60]!r}: net: this host takes no file "
+                               "paths; leave net out to use the packaged value network")
+        if options.get("eval", "playout") != "playout" and not valuenet.default_path().is_file():
+            raise BotSpecError(f"bot spec {str(self)[:60]!r}: eval={options['eval']} needs the "
+                               "packaged value network, which is missing "
+                               "(bots/data/value_net.npz)")
         if self.name in SEARCH_BOTS:
             if "time" not in options and "iterations" not in options:
                 options["time"] = DEFAULT_SEARCH_TIME

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bots import BOTS, SEARCH_BOTS, BotSpecError, make_bot, parse_spec, spec_help
+from bots import BOTS, SEARCH_BOTS, BotSpecError, make_bot, parse_spec, spec_help, valuenet
 from bots.registry import FLAG, NUMBER, WHOLE, engine_options, max_nodes
 from conftest import run_cli
+from solver import N_FEATURES
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = [(name, o) for name, entry in BOTS.items() for o in entry.options]
@@ -43,10 +44,18 @@ def _other_value(option):
 
 @pytest.mark.parametrize("name, option", [(n, o) for n, o in OPTIONS if o.engine],
                          ids=lambda x: getattr(x, "name", x))
-def test_every_engine_option_reaches_the_searcher(name, option):
-    value = _other_value(option)
-    bot = make_bot(f"{name}:{option.name}={value},iterations=10", 0, seed=1)
-    default = make_bot(f"{name}:iterations=10", 0, seed=1)
+def test_every_engine_option_reaches_the_searcher(name, option, tmp_path, monkeypatch):
+    value, extra = _other_value(option), ""
+    if option.name in ("eval", "lambda", "net"):
+        # a network to read: random weights as the packaged one, another as net=
+        for file in ("packaged.npz", "other.npz"):
+            weights, biases = valuenet.random_weights((N_FEATURES, 8, 1), len(file))
+            valuenet.write(tmp_path / file, weights, biases, output="clip", meta={})
+        monkeypatch.setattr(valuenet, "_PACKAGED", tmp_path / "packaged.npz")
+        if option.name == "net":
+            value, extra = str(tmp_path / "other.npz"), ",eval=net"
+    bot = make_bot(f"{name}:{option.name}={value},iterations=10{extra}", 0, seed=1)
+    default = make_bot(f"{name}:iterations=10{extra}", 0, seed=1)
     assert bot.options[option.engine] == option.kind.parse(value)
     assert _engine_attributes(bot.search_engine) != _engine_attributes(default.search_engine)
 
