@@ -76,10 +76,44 @@ def _chance_nodes(games=3, seed=0):
                 state.apply_action(rng.choice(state.legal_actions()))
 
 
+@pytest.fixture(scope="module")
+def net_file(tmp_path_factory):
+    """A value network with random weights, written as training writes one."""
+    from bots import valuenet
+    path = tmp_path_factory.mktemp("net") / "value_net.npz"
+    weights, biases = valuenet.random_weights((FEATURES, 16, 1), seed=3)
+    valuenet.write(path, weights, biases, output="sigmoid", meta={"test": True})
+    return path
+
+
+# ---- the value network as the value function ----------------------------------------
+
+def test_the_network_value_is_the_networks_output_and_pickles_as_its_file(net_file, tmp_path):
+    from bots import valuenet
+    value = T.NetValue(net_file)
+    ref = valuenet.load(net_file)
+    assert value.identity == {"function": "value-net", "file": "value_net.npz",
+                              "sha256": ref.sha256}
+    cores = [c.copy() for c in _chance_nodes(games=1)][:20]
+    want = ref.evaluate(np.stack([features(c) for c in cores]))
+    assert value.batch(cores) == pytest.approx(list(want), abs=2e-6)
+    assert [value(c) for c in cores] == pytest.approx(list(want), abs=2e-6)
+    again = pickle.loads(pickle.dumps(value))
+    assert again.identity == value.identity and again(cores[0]) == value(cores[0])
+    # a worker whose file is another network refuses the match's
+    w, b = valuenet.random_weights((FEATURES, 16, 1), seed=4)
+    other = tmp_path / "value_net.npz"
+    valuenet.write(other, w, b, output="sigmoid", meta={})
+    with pytest.raises(ParameterError, match="not the one this match was started with"):
+        T.NetValue(other, value.sha256)
+
+
 # ---- one chance event ---------------------------------------------------------------
 
-@pytest.mark.parametrize("value", [T.ScoreValue(), FeatureValue(1)], ids=["score", "features"])
-def test_each_events_luck_has_mean_zero_over_its_outcomes(value):
+@pytest.mark.parametrize("kind", ["score", "features", "net"])
+def test_each_events_luck_has_mean_zero_over_its_outcomes(kind, net_file):
+    value = {"score": T.ScoreValue(), "features": FeatureValue(1),
+             "net": T.NetValue(net_file) if kind == "net" else None}[kind]
     kinds = set()
     for core in _chance_nodes():
         kinds.add(core.phase)
@@ -405,7 +439,7 @@ def test_the_benchmark_plays_resumes_and_writes_its_figures(tmp_path, capsys):
             "--json", str(tmp_path / "luck.json"), "--seed", "2"]
     assert bench.main(args) == 0
     first = json.loads((tmp_path / "luck.json").read_text())
-    assert first["value"] == {"function": "score-logistic", "scale": 1.0}
+    assert first["value"] == T.default_value().identity     # the packaged network
     (h,) = first["match"]["head_to_head"]
     assert h["pairs"] == 2 and "variance_ratio" in h
     assert first["self_play_check"]["games"] == 6

@@ -62,7 +62,7 @@ from apps.tournament.runner import TournamentInterrupted, check_arguments, run
 from apps.tournament.scheduling import FORMATS, GameTask, derive, pairings, schedule
 from apps.tournament.chance import SCHEMES as CHANCE_SCHEMES
 from apps.tournament.chance import KeyedChance, SequentialChance, make_stream
-from apps.tournament.luck import (LUCK_FIELD, LuckMeter, ScoreValue, ValueFunction,
+from apps.tournament.luck import (LUCK_FIELD, LuckMeter, NetValue, ScoreValue, ValueFunction,
                                   adjusted_results, default_value, event_luck, outcome_lucks)
 from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, PAIR_SCORES, Z95, analyse,
                                    bootstrap_intervals, bradley_terry, calibration,
@@ -81,7 +81,7 @@ __all__ = [
     "TournamentInterrupted", "check_arguments", "run",
     "FORMATS", "GameTask", "derive", "pairings", "schedule",
     "CHANCE_SCHEMES", "KeyedChance", "SequentialChance", "make_stream",
-    "LUCK_FIELD", "LuckMeter", "ScoreValue", "ValueFunction", "adjusted_results",
+    "LUCK_FIELD", "LuckMeter", "NetValue", "ScoreValue", "ValueFunction", "adjusted_results",
     "default_value", "event_luck", "outcome_lucks",
     "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "PAIR_SCORES", "Z95", "analyse", "bootstrap_intervals",
     "bradley_terry", "calibration", "game_statistics", "gsprt_llr", "head_to_head", "los",

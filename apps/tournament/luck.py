@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bots import load_net, valuenet
 from solver import Core
 from solver.errors import ParameterError
 
@@ -180,8 +182,8 @@ class ScoreValue:
     with ``fp``, ``fg`` the fragments the Polish and German sides hold now
     (R22: more fragments wins, a tie goes to the German side).  A weak control
     variate (it knows nothing of the cards and the turn), unbiased like any
-    fixed function; the placeholder of :func:`default_value` until the value
-    network is connected, and a cheap one for tests."""
+    fixed function; a cheap one for tests (the tournament's is the value
+    network, :func:`default_value`)."""
 
     scale: float = 1.0
 
@@ -194,14 +196,42 @@ class ScoreValue:
         return 1.0 / (1.0 + math.exp(-self.scale * (polish - german - 0.5)))
 
 
-def default_value() -> ValueFunction:
-    """The value function of ``wildhorn-solve tournament --luck``.
+class NetValue:
+    """The value network (``bots.valuenet``, evaluated in C by ``bots.NetC``)
+    as a luck value function: the network's P(Polish wins) at a complete
+    position, with the file's name and sha256 as its identity.  It pickles
+    as the path and the digest (the weights are loaded once per process, and
+    a worker whose file differs refuses it), so a tournament's worker
+    processes, or Ray's, evaluate the same network."""
 
-    PLACEHOLDER until the value network of issue 31 is connected: the
-    fragment score's logistic (:class:`ScoreValue`).  To connect the network,
-    return here its loader's value function for the packaged weights
-    (``bots/data/value_net.npz``), with ``identity`` naming the file and its
-    sha256 and ``batch`` evaluating the outcomes of a chance node at once
-    (see :class:`ValueFunction`); a folder played with the placeholder then
-    refuses to resume with it, as it should."""
-    return ScoreValue()
+    def __init__(self, path: str | Path | None = None, sha256: str | None = None):
+        source = valuenet.default() if path is None else valuenet.load(path)
+        if sha256 is not None and source.sha256 != sha256:
+            raise ParameterError(f"--luck: the value network {source.path} is not the one this "
+                                 f"match was started with (sha256 {source.sha256[:12]}, expected "
+                                 f"{sha256[:12]})")
+        self.path = str(source.path)
+        self.sha256 = source.sha256
+        self._net = load_net(source)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"function": "value-net", "file": Path(self.path).name, "sha256": self.sha256}
+
+    def __call__(self, core: Core) -> float:
+        return self._net.evaluate_core(core)
+
+    def batch(self, cores: Sequence[Core]) -> list[float]:
+        return [self._net.evaluate_core(c) for c in cores]
+
+    def __reduce__(self):
+        return (NetValue, (self.path, self.sha256))
+
+
+def default_value() -> ValueFunction:
+    """The value function of ``wildhorn-solve tournament --luck``: the
+    packaged value network (``bots/data/value_net.npz``, :class:`NetValue`);
+    a one-line error if it is missing.  A folder played with another
+    function (an earlier network, or the score's logistic of the first
+    version) refuses to resume with it."""
+    return NetValue()
