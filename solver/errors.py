@@ -21,6 +21,7 @@ __all__ = [
     "RequestError",
     "UnknownGameError",
     "StaleActionError",
+    "ValueNetError",
 ]
 
 
@@ -46,6 +47,11 @@ class StateFormatError(WildhornError):
 
 class ParameterError(WildhornError):
     """An argument of a public function is out of range or of the wrong type."""
+
+
+class ValueNetError(WildhornError):
+    """A value network's weights file cannot be read or is refused (format,
+    shapes, feature version, values); see bots/valuenet.py."""
 
 
 class BotSpecError(ParameterError):

@@ -1,0 +1,227 @@
+"""The value network's weights file: the one reader and writer of it.
+
+A value network is a multilayer perceptron over the value features of a
+complete position (:func:`solver.features`, ``N_FEATURES`` floats) whose
+output is the probability that the Polish side (side 0) wins.  Its file is a
+NumPy ``.npz`` written by :func:`numpy.savez` (never a pickle) holding:
+
+- ``format``: the string ``"wildhorn-value-net/1"``;
+- ``feature_version``: the feature layout it was trained on (refused under
+  another: the features would mean something else);
+- ``hidden``: the hidden layers' activation, ``"relu"`` (the only one);
+- ``output``: ``"sigmoid"``, or ``"clip"`` (identity clipped to [0, 1]);
+- ``W0``, ``b0``, ... ``W{L-1}``, ``b{L-1}``: float32, ``W_i`` of shape
+  (n_in, n_out) and ``b_i`` of shape (n_out,); ``W0`` takes ``N_FEATURES``
+  inputs and the last layer gives one output;
+- ``meta``: a JSON object as a string (how it was trained).
+
+:func:`write` writes one (atomically), :func:`load` reads and checks one;
+every refusal is a one-line :class:`solver.errors.ValueNetError` naming the
+file and what is wrong.  ``ValueNet.evaluate`` is the NumPy reference of the
+forward pass that the search runs in C (``bots._net``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solver import FEATURE_VERSION, N_FEATURES
+from solver.errors import ValueNetError, label
+
+FORMAT = "wildhorn-value-net/1"
+HIDDEN = ("relu",)
+OUTPUTS = ("sigmoid", "clip")
+MAX_LAYERS = 16          # far more than any useful net; bounds what a file can ask for
+MAX_WIDTH = 4096
+
+_PACKAGED = Path(__file__).resolve().parent / "data" / "value_net.npz"
+
+
+def default_path() -> Path:
+    """The packaged network, ``bots/data/value_net.npz``."""
+    return _PACKAGED
+
+
+def default() -> "ValueNet":
+    """The packaged network, loaded; a one-line error if it is absent."""
+    if not _PACKAGED.is_file():
+        raise ValueNetError("the packaged value network is missing (bots/data/value_net.npz): "
+                            "train one with wildhorn-solve train")
+    return load(_PACKAGED)
+
+
+@dataclass(frozen=True, eq=False)
+class ValueNet:
+    """A loaded, checked value network (see the module's doc for the file)."""
+
+    path: str
+    sha256: str
+    output: str
+    weights: tuple = field(repr=False)      # float32 arrays (n_in, n_out), read-only
+    biases: tuple = field(repr=False)       # float32 arrays (n_out,), read-only
+    meta: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The layers' widths, inputs first: (N_FEATURES, 128, 128, 1)."""
+        return (self.weights[0].shape[0],) + tuple(w.shape[1] for w in self.weights)
+
+    @property
+    def identity(self) -> dict:
+        """The file's name and digest, for the records of a match or a search."""
+        return {"file": Path(self.path).name, "sha256": self.sha256}
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        """The Polish side's win probability of each row of ``x`` (n, N_FEATURES),
+        in float32 as the search computes it."""
+        h = np.asarray(x, dtype=np.float32)
+        if h.ndim == 1:
+            h = h[None, :]
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = h @ w + b
+            if i < last:
+                h = np.maximum(h, np.float32(0.0))
+        h = h[:, 0]
+        if self.output == "sigmoid":
+            return (np.float32(1.0) / (np.float32(1.0) + np.exp(-h))).astype(np.float32)
+        return np.clip(h, np.float32(0.0), np.float32(1.0)).astype(np.float32)
+
+
+def random_weights(sizes, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Seeded random weights for ``sizes`` (N_FEATURES, ..., 1), He-scaled: for
+    tests and benchmarks (a network that means nothing, but computes)."""
+    sizes = [int(n) for n in sizes]
+    rng = np.random.default_rng(seed)
+    weights, biases = [], []
+    for n_in, n_out in zip(sizes, sizes[1:]):
+        weights.append((rng.standard_normal((n_in, n_out)) * np.sqrt(2.0 / n_in) * 0.5)
+                       .astype(np.float32))
+        biases.append((rng.standard_normal(n_out) * 0.1).astype(np.float32))
+    return weights, biases
+
+
+def _check_layers(name: str, weights, biases) -> None:
+    """Raises ValueNetError unless the layers chain from N_FEATURES to 1."""
+    if not 1 <= len(weights) <= MAX_LAYERS or len(biases) != len(weights):
+        raise ValueNetError(f"value network {name}: {len(weights)} weight matrices and "
+                            f"{len(biases)} bias vectors; 1 to {MAX_LAYERS} layers of each")
+    n_in = N_FEATURES
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        if w.dtype != np.float32 or b.dtype != np.float32:
+            raise ValueNetError(f"value network {name}: W{i} and b{i} must be float32, "
+                                f"not {w.dtype} and {b.dtype}")
+        if w.ndim != 2 or w.shape[0] != n_in or not 1 <= w.shape[1] <= MAX_WIDTH:
+            raise ValueNetError(f"value network {name}: W{i} has shape {tuple(w.shape)}, "
+                                f"expected ({n_in}, n) with 1 <= n <= {MAX_WIDTH}")
+        if b.shape != (w.shape[1],):
+            raise ValueNetError(f"value network {name}: b{i} has shape {tuple(b.shape)}, "
+                                f"expected ({w.shape[1]},)")
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise ValueNetError(f"value network {name}: W{i} or b{i} holds NaN or infinity")
+        n_in = w.shape[1]
+    if n_in != 1:
+        raise ValueNetError(f"value network {name}: the last layer has {n_in} outputs, "
+                            "expected 1")
+
+
+def write(path, weights, biases, *, output: str, meta: dict) -> None:
+    """Writes a network to ``path`` (temporary file, then rename: a reader
+    never sees half a file); the layers are checked as :func:`load` does."""
+    path = Path(path)
+    weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+    biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
+    _check_layers(label(path), weights, biases)
+    if output not in OUTPUTS:
+        raise ValueNetError(f"value network {label(path)}: output {output!r} is not one of "
+                            f"{', '.join(OUTPUTS)}")
+    arrays = {"format": np.array(FORMAT), "feature_version": np.array(FEATURE_VERSION),
+              "hidden": np.array("relu"), "output": np.array(output),
+              "meta": np.array(json.dumps(meta, sort_keys=True))}
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        arrays[f"W{i}"], arrays[f"b{i}"] = w, b
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            np.savez(out, **arrays)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _text(name: str, arrays, key: str) -> str:
+    value = arrays[key]
+    if value.shape != () or value.dtype.kind != "U":
+        raise ValueNetError(f"value network {name}: {key!r} must be a string")
+    return str(value[()])
+
+
+def load(path) -> ValueNet:
+    """Reads and checks a network file; every refusal a one-line ValueNetError."""
+    path = Path(path)
+    name = label(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ValueNetError(f"value network {name}: no such file") from None
+    except OSError as err:
+        raise ValueNetError(f"value network {name}: cannot be read "
+                            f"({err.strerror or type(err).__name__})") from None
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {key: npz[key] for key in npz.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError):
+        raise ValueNetError(f"value network {name}: not a .npz file of plain arrays") from None
+    for key in ("format", "feature_version", "hidden", "output", "meta", "W0", "b0"):
+        if key not in arrays:
+            raise ValueNetError(f"value network {name}: no {key!r} entry "
+                                f"(not a {FORMAT} file)")
+    fmt = _text(name, arrays, "format")
+    if fmt != FORMAT:
+        raise ValueNetError(f"value network {name}: format {fmt[:40]!r}, expected {FORMAT!r}")
+    version = arrays["feature_version"]
+    if version.shape != () or version.dtype.kind not in "iu":
+        raise ValueNetError(f"value network {name}: 'feature_version' must be an integer")
+    if int(version) != FEATURE_VERSION:
+        raise ValueNetError(f"value network {name} was trained on feature version "
+                            f"{int(version)}, this build computes version {FEATURE_VERSION}; "
+                            "retrain it (wildhorn-solve train)")
+    hidden = _text(name, arrays, "hidden")
+    if hidden not in HIDDEN:
+        raise ValueNetError(f"value network {name}: hidden activation {hidden[:40]!r} is not "
+                            f"supported (only {', '.join(HIDDEN)})")
+    output = _text(name, arrays, "output")
+    if output not in OUTPUTS:
+        raise ValueNetError(f"value network {name}: output {output[:40]!r} is not supported "
+                            f"(only {', '.join(OUTPUTS)})")
+    try:
+        meta = json.loads(_text(name, arrays, "meta"))
+    except json.JSONDecodeError:
+        meta = None
+    if not isinstance(meta, dict):
+        raise ValueNetError(f"value network {name}: 'meta' is not a JSON object")
+    weights, biases = [], []
+    while f"W{len(weights)}" in arrays and len(weights) <= MAX_LAYERS:
+        i = len(weights)
+        if f"b{i}" not in arrays:
+            raise ValueNetError(f"value network {name}: W{i} without b{i}")
+        weights.append(np.ascontiguousarray(arrays[f"W{i}"]))
+        biases.append(np.ascontiguousarray(arrays[f"b{i}"]))
+    _check_layers(name, weights, biases)
+    for a in weights + biases:
+        a.setflags(write=False)
+    return ValueNet(path=str(path), sha256=hashlib.sha256(data).hexdigest(), output=output,
+                    weights=tuple(weights), biases=tuple(biases), meta=meta)
