@@ -14,15 +14,16 @@ from bots import _budget
 from bots._budget import bias_needed
 from bots._inference import POOL, Observations
 from bots._ismcts import ISMCTS
+from bots._labels import ROLLOUT as LABEL_ROLLOUT, heuristic_playouts
 from bots._oos import OOS
 from bots.base import Bot, SearchBot
 from bots.registry import BOTS, SEARCH_BOTS, make_bot, parse_spec, spec_help
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "OOS", "Observations", "POOL",
-           "SEARCH_BOTS", "SearchBot", "bias_needed", "make_bot", "parse_spec", "report_progress",
-           "spec_help"]
+__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "LABEL_ROLLOUT", "OOS",
+           "Observations", "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed",
+           "heuristic_playouts", "make_bot", "parse_spec", "report_progress", "spec_help"]
 
 
 def report_progress(callback) -> None:
