@@ -349,9 +349,11 @@ def load_data(out: Path, games: int, data: DataParams) -> dict[str, np.ndarray]:
         except (OSError, ValueError, KeyError) as err:
             raise TrainError(f"{path}: a broken data shard ({type(err).__name__}): delete it "
                              "and repeat the command") from None
-    merged = {f: np.concatenate([p[f] for p in parts]) for f in FIELDS}
+    merged = {}
+    for f in FIELDS:
+        merged[f] = np.concatenate([p.pop(f) for p in parts])
     keep = merged["game"] < games
-    return {f: v[keep] for f, v in merged.items()}
+    return merged if keep.all() else {f: v[keep] for f, v in merged.items()}
 
 
 def target_of(rows: dict[str, np.ndarray], target: str) -> np.ndarray:
@@ -517,6 +519,9 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
         hold = np.isfinite(rows["check"])
         train_rows = {f: v[~hold] for f, v in rows.items()}
         test_rows = {f: v[hold] for f, v in rows.items()}
+        exact_labels = int(np.isfinite(rows["exact"]).sum())
+        root_labels = int(np.isfinite(rows["root"]).sum())
+        del rows, hold
         if not len(test_rows["x"]) or not len(train_rows["x"]):
             raise TrainError(f"--games {games}: too few games for a held-out split of "
                              f"{data.holdout}; play more games")
@@ -539,8 +544,7 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
             "fit": {**asdict(fit_params), "hidden": list(fit_params.hidden), "batch": BATCH,
                     "learning_rate": LEARNING_RATE, "patience": PATIENCE},
             "positions": {"train": int(len(y)), "held_out": int(len(hy)),
-                          "exact_labels": int(np.isfinite(rows["exact"]).sum()),
-                          "root_labels": int(np.isfinite(rows["root"]).sum())},
+                          "exact_labels": exact_labels, "root_labels": root_labels},
             "sizes": list(net.sizes), "sha256": net.sha256,
             "epochs_run": state["epoch"], "best_epoch": best,
             "train_loss": [round(v, 6) for v in state["train"]],
