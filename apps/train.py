@@ -72,6 +72,7 @@ ECE_BINS = 10
 PATIENCE = 5                # epochs without a better held-out loss before the fit stops
 BATCH = 256                 # Adam's minibatch
 LEARNING_RATE = 1e-3
+FIT_THREADS = 1             # BLAS threads of the fit (see fit)
 CURVE_ROWS = 20000          # training rows on which the training loss is measured per epoch
 TIMING_ROWS = 1000          # held-out positions on which the network's time is measured
 LOCK = "train.lock"
@@ -376,6 +377,7 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
     best epoch's weights and the loss curves."""
     try:
         from sklearn.neural_network import MLPRegressor
+        from threadpoolctl import threadpool_limits
     except ImportError:
         raise TrainError("training needs scikit-learn: pip install 'wildhorn-solve[train]'") \
             from None
@@ -402,6 +404,10 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
                  "best": None, "best_epoch": 0, "seconds": 0.0}
     curve_rows = np.arange(min(CURVE_ROWS, len(y)))
     progress.start("epochs", params.epochs, state["epoch"])
+    # one BLAS thread: on minibatches of 256 rows, threads cost more than they
+    # give (an epoch of 16,000 rows: 0.6 s on one thread, 9.5 s on the
+    # default threads of a busy 2-core machine); parallelism is the workers'
+    limits = threadpool_limits(limits=FIT_THREADS)
     try:
         while state["epoch"] < params.epochs and \
                 state["epoch"] - state["best_epoch"] < PATIENCE:
@@ -419,6 +425,7 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
             write_atomic(path, pickle.dumps(state))
             progress.advance(state["epoch"], f"held-out loss {state['held_out'][-1]:.5f}")
     finally:
+        limits.restore_original_limits()
         progress.close()
     return state
 
