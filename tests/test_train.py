@@ -24,6 +24,7 @@ from apps.tournament import derive, make_stream
 from bots import heuristic_playouts, make_bot, valuenet
 from conftest import ROOT, run_cli
 from solver import N_FEATURES, features
+from solver.errors import WildhornError
 
 pytest.importorskip("sklearn")
 
@@ -286,3 +287,12 @@ def test_the_ray_backend_makes_the_same_data(tmp_path):
         b = np.load(ray / "data" / f"chunk-0000{i}.npz")
         for f in ("x", "game", "move", "result", "playouts", "exact", "check"):
             assert np.array_equal(a[f], b[f], equal_nan=True)
+
+
+def test_a_folder_in_training_refuses_a_second_run(tmp_path):
+    from apps.tournament import FolderLock
+
+    with FolderLock(tmp_path, T.LOCK, "training"):
+        with pytest.raises(WildhornError, match="in use by another training run"):
+            _run(tmp_path, games=3)
+    assert not (tmp_path / T.LOCK).exists()
