@@ -367,6 +367,23 @@ def target_of(rows: dict[str, np.ndarray], target: str) -> np.ndarray:
     return np.where(np.isnan(first), rows["playouts"], first).astype(np.float32)
 
 
+def label_noise(rows: dict[str, np.ndarray], target: str, playouts: int) -> float | None:
+    """The part of the loss no network can remove: the mean variance of the
+    labels' own sampling noise (a playouts' mean p of n: p(1 - p)/(n - 1),
+    unbiased; an exact value: 0; a game's result: p(1 - p) with p the
+    playouts' mean, an estimate).  None for root-first (not known)."""
+    p = rows["playouts"].astype(np.float64)
+    exact = np.isfinite(rows["exact"])
+    if target == "result":
+        return round(float(np.mean(p * (1 - p))), 6)
+    if target == "root-first" or playouts < 2:
+        return None
+    var = p * (1 - p) / (playouts - 1)
+    if target == "exact-first":
+        var[exact] = 0.0
+    return round(float(np.mean(var)), 6)
+
+
 def _mse(model: Any, x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((np.clip(model.predict(x), 0.0, 1.0) - y) ** 2))
 
@@ -437,18 +454,21 @@ def evaluate_net(net: valuenet.ValueNet, rows: dict[str, np.ndarray]) -> dict[st
     t0 = time.perf_counter()
     pred = net.evaluate(rows["x"])
     batch_seconds = (time.perf_counter() - t0) / max(len(pred), 1)
-    timing = rows["x"][:TIMING_ROWS]
-    t0 = time.perf_counter()
-    for row in timing:
+    # times are medians: on a shared machine a mean is mostly the waits of
+    # the process between its turns on a core
+    times = []
+    for row in rows["x"][:TIMING_ROWS]:
+        t0 = time.perf_counter()
         net.evaluate(row)
-    net_seconds = (time.perf_counter() - t0) / max(len(timing), 1)
-    feature_seconds = float(np.mean(rows["feature_seconds"]))
+        times.append(time.perf_counter() - t0)
+    net_seconds = float(np.median(times))
+    feature_seconds = float(np.median(rows["feature_seconds"]))
 
     def cal(v: np.ndarray) -> dict[str, Any]:
         c = calibration(v.tolist(), rows["result"].tolist(), ECE_BINS)
         return {"brier": round(c["brier"], 5), "ece": round(c["ece"], 5)}
 
-    per_playout = float(np.mean(rows["check1_seconds"]))
+    per_playout = float(np.median(rows["check1_seconds"]))
     return {
         "positions": int(len(pred)),
         "against": "the game's result",
@@ -457,7 +477,7 @@ def evaluate_net(net: valuenet.ValueNet, rows: dict[str, np.ndarray]) -> dict[st
                 "note": "features in C plus the NumPy forward pass, one position at a time "
                         "(batched: all held-out positions in one call)"},
         f"playouts_{CHECK_PLAYOUTS}": {**cal(rows["check"]), "microseconds": round(
-            1e6 * float(np.mean(rows["check_seconds"])), 2)},
+            1e6 * float(np.median(rows["check_seconds"])), 2)},
         "playouts_1": {**cal(rows["check1"]), "microseconds": round(1e6 * per_playout, 2)},
         "playouts_at_equal_time": round((net_seconds + feature_seconds) / per_playout, 4)
         if per_playout > 0 else None,
@@ -557,6 +577,7 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
             "train_loss": [round(v, 6) for v in state["train"]],
             "held_out_loss_curve": [round(v, 6) for v in state["held_out"]],
             "held_out_loss": round(state["held_out"][best - 1], 6),
+            "held_out_label_noise": label_noise(test_rows, fit_params.target, data.playouts),
             "calibration": evaluate_net(net, test_rows),
             "timings": {"data_seconds_this_run": round(gen_seconds, 1),
                         "fit_seconds": round(state["seconds"], 1)},

@@ -296,3 +296,12 @@ def test_a_folder_in_training_refuses_a_second_run(tmp_path):
         with pytest.raises(WildhornError, match="in use by another training run"):
             _run(tmp_path, games=3)
     assert not (tmp_path / T.LOCK).exists()
+
+
+def test_the_label_noise_is_the_playout_means_variance():
+    rows = {"playouts": np.array([0.5, 0.25, 1.0], np.float32),
+            "exact": np.array([np.nan, 0.3, np.nan], np.float32)}
+    assert T.label_noise(rows, "playouts", 5) == pytest.approx(
+        (0.25 / 4 + 0.1875 / 4 + 0) / 3, abs=1e-6)
+    assert T.label_noise(rows, "exact-first", 5) == pytest.approx((0.25 / 4) / 3, abs=1e-6)
+    assert T.label_noise(rows, "root-first", 5) is None
