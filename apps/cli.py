@@ -573,8 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
                     + " (default exact-first)")
     tr.add_argument("--hidden", default="64,64",
                     help="hidden layer widths (default 64,64)")
-    tr.add_argument("--l2", type=float, default=0.01,
-                    help="L2 penalty of the weights (scikit-learn's alpha; default 0.01)")
+    tr.add_argument("--l2", type=float, default=0.001,
+                    help="L2 penalty of the weights (scikit-learn's alpha; default 0.001)")
     tr.add_argument("--epochs", type=int, default=40,
                     help=f"epochs at most; the fit stops after {train_app.PATIENCE} without a "
                          "better held-out loss and keeps the best (default 40)")
