@@ -420,6 +420,10 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
         state = {"key": key, "model": model, "epoch": 0, "train": [], "held_out": [],
                  "best": None, "best_epoch": 0, "seconds": 0.0}
     curve_rows = np.arange(min(CURVE_ROWS, len(y)))
+    if state["epoch"] and state["epoch"] - state["best_epoch"] >= PATIENCE:
+        progress.note(f"The fit stopped at epoch {state['epoch']} ({PATIENCE} epochs without a "
+                      f"better held-out loss); epoch {state['best_epoch']} is kept")
+        return state
     progress.start("epochs", params.epochs, state["epoch"])
     # one BLAS thread: on minibatches of 256 rows, threads cost more than they
     # give (an epoch of 16,000 rows: 0.6 s on one thread, 9.5 s on the
