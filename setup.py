@@ -58,6 +58,8 @@ extensions = [
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("bots._oos", ["bots/_oos.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
+    Extension("bots._labels", ["bots/_labels.pyx"], define_macros=macros,
+              extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("exact._cfr", ["exact/_cfr.pyx"], define_macros=macros,
               extra_compile_args=cflags, extra_link_args=ldflags),
     Extension("exact._endgame", ["exact/_endgame.pyx"], define_macros=macros,

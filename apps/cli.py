@@ -11,7 +11,8 @@ card set), ``schema`` (the state.json JSON Schema), ``random-states`` (state.jso
 (the advice's targets, results/bench-advise.json), ``bench
 variants`` (size of the small presets, results/variant-sizes.json),
 ``tournament`` (bot-vs-bot games with ratings, apps.tournament),
-``serve`` (the table in a web browser, apps.server).
+``serve`` (the table in a web browser, apps.server), ``train`` (self-play
+training of the value network, apps.train).
 Bad input ends with a one-line message on stderr and exit status 2.
 A closed standard output (``wildhorn-solve advise s.json | head -1``) ends
 the command quietly with exit status 141 (128 + SIGPIPE, what a shell
@@ -36,8 +37,10 @@ import solver  # noqa: F401  (registers the game)
 from apps import bench, bench_cfr, engine
 from apps import play as play_app
 from apps import tournament
+from apps.tournament import BACKENDS as BACKEND_CHOICES
 from apps import bench_advise
 from apps import bench_endgame
+from apps import train as train_app
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
 from apps.narration import Narrator, condense
@@ -262,6 +265,20 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
               flush=True)
         return 130
     print(f"{summary['games']} games; standings in {args.out}/standings.md")
+    return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    data = train_app.DataParams(
+        bot=args.bot, seed=args.seed, positions=args.positions, playouts=args.playouts,
+        exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout)
+    fit = train_app.FitParams(target=args.target, hidden=train_app.parse_hidden(args.hidden),
+                              l2=args.l2, epochs=args.epochs, seed=args.seed)
+    summary = train_app.train(args.out, args.games, data, fit, jobs=args.jobs,
+                              backend=args.backend, address=args.address, install=args.install,
+                              progress=train_app.Progress(sys.stdout))
+    for line in train_app.report_lines(args.out, summary):
+        print(line)
     return 0
 
 
@@ -498,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "CPUs of a local Ray instance) (default 1); a bot searches with one "
                            "thread here unless its spec says threads=N (play, advise and serve "
                            "default to every core): the jobs fill the cores")
-    tour.add_argument("--backend", choices=("local", "ray"), default="local",
+    tour.add_argument("--backend", choices=BACKEND_CHOICES, default="local",
                       help="local processes (default) or Ray tasks (pip install "
                            "'wildhorn-solve[ray]'); the results are the same")
     tour.add_argument("--address", metavar="ADDR",
@@ -523,6 +540,61 @@ def build_parser() -> argparse.ArgumentParser:
                            "outcomes) and report luck-adjusted scores beside the raw ones "
                            "(docs/tournaments.md); a folder keeps its value function")
     tour.set_defaults(func=_cmd_tournament)
+
+    tr = sub.add_parser(
+        "train", help="self-play training of the value network (scikit-learn: the train extra)",
+        description="Make one generation of the value network in --out: self-play games of "
+                    "--bot, positions drawn from each and labelled (game result, search root "
+                    "value, heuristic playouts' mean, exact value where the last-turn solver "
+                    "finishes), a multilayer perceptron fitted on the training games and "
+                    "checked on held-out games (loss, Brier score and ECE against a "
+                    "16-playout mean). Writes value_net.npz, train.json, loss.png and "
+                    "README.md; raw data goes to --out/data. Repeating the command continues "
+                    "a stopped run and gives the same files; more --games adds games. Every "
+                    "random choice derives from --seed (default 0). Needs "
+                    "pip install 'wildhorn-solve[train]' (docs/training.md).")
+    tr.add_argument("--out", required=True,
+                    help="output folder of the generation, e.g. results/training/gen1")
+    tr.add_argument("--games", type=int, default=2000,
+                    help="self-play games (default 2000)")
+    tr.add_argument("--bot", default="heuristic",
+                    help="bot spec of the self-play (default heuristic; later generations e.g. "
+                         "ismcts:iterations=200,eval=net,net=results/training/gen1/value_net.npz)")
+    tr.add_argument("--positions", type=int, default=16,
+                    help="decision positions drawn from each game (default 16)")
+    tr.add_argument("--playouts", type=int, default=32,
+                    help="heuristic playouts averaged per position (default 32)")
+    tr.add_argument("--exact-nodes", type=int, default=20000,
+                    help="node budget of the exact last-turn solver per position, 0: off "
+                         "(default 20000)")
+    tr.add_argument("--target", choices=train_app.TARGETS, default="exact-first",
+                    help="training label: " + "; ".join(
+                        f"{k}: {v}" for k, v in train_app.TARGET_HELP.items())
+                    + " (default exact-first)")
+    tr.add_argument("--hidden", default="64,64",
+                    help="hidden layer widths (default 64,64)")
+    tr.add_argument("--l2", type=float, default=0.001,
+                    help="L2 penalty of the weights (scikit-learn's alpha; default 0.001)")
+    tr.add_argument("--epochs", type=int, default=40,
+                    help=f"epochs at most; the fit stops after {train_app.PATIENCE} without a "
+                         "better held-out loss and keeps the best (default 40)")
+    tr.add_argument("--holdout", type=float, default=0.1,
+                    help="share of the games held out, drawn by game (default 0.1)")
+    tr.add_argument("--chunk-games", type=int, default=100,
+                    help="games per data shard, the unit of resume and of a worker's task "
+                         "(default 100)")
+    tr.add_argument("--seed", type=int, default=0, help="seed of everything (default 0)")
+    tr.add_argument("--jobs", type=int, default=1,
+                    help="worker processes, or with --backend ray tasks in flight (default 1)")
+    tr.add_argument("--backend", choices=BACKEND_CHOICES, default="local",
+                    help="local processes (default) or Ray tasks, as for tournament; the data "
+                         "are the same")
+    tr.add_argument("--address", metavar="ADDR",
+                    help="with --backend ray: 'local' (default), 'auto' or the address of a "
+                         "cluster whose nodes have wildhorn-solve installed")
+    tr.add_argument("--install", action="store_true",
+                    help="copy the network to the packaged bots/data/value_net.npz")
+    tr.set_defaults(func=_cmd_train)
     return parser
 
 

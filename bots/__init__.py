@@ -16,6 +16,7 @@ from bots import _budget
 from bots._budget import bias_needed
 from bots._inference import POOL, Observations
 from bots._ismcts import ISMCTS
+from bots._labels import ROLLOUT as LABEL_ROLLOUT, heuristic_playouts
 from bots._net import NetC, load_net
 from bots._oos import OOS
 from bots._searchtree import time_playouts
@@ -24,9 +25,10 @@ from bots.registry import BOTS, SEARCH_BOTS, check_for_players, make_bot, parse_
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "NetC", "OOS", "Observations",
-           "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players", "load_net",
-           "make_bot", "parse_spec", "report_progress", "spec_help", "time_playouts"]
+__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "LABEL_ROLLOUT", "NetC", "OOS",
+           "Observations", "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players",
+           "heuristic_playouts", "load_net", "make_bot", "parse_spec", "report_progress",
+           "spec_help", "time_playouts"]
 
 
 def report_progress(callback) -> None:

@@ -3,6 +3,11 @@ backends that run them, ``local`` (``--jobs`` worker processes) or ``ray``
 (Ray tasks on a local instance or a cluster), and :func:`results_in_order`,
 which keeps a window of games in play and hands their results back in game-id
 order, so the files do not depend on ``--jobs`` or the backend.
+
+A backend runs a worker function on each task, :func:`play_game` unless told
+another (``wildhorn-solve train`` runs its data generation, a chunk of
+self-play games per task, through the same backends); the function must be
+importable by name in the workers (a module-level function).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -136,16 +141,17 @@ def worker_init(main_thread: bool = False) -> None:
 
 
 class LocalBackend:
-    """Games in ``jobs`` worker processes."""
+    """Tasks in ``jobs`` worker processes, each run by ``fn``."""
 
-    def __init__(self, jobs: int, address: str | None = None):
+    def __init__(self, jobs: int, address: str | None = None, fn: Callable = play_game):
+        self.fn = fn
         self.pool = ProcessPoolExecutor(max_workers=jobs,
                                         initializer=worker_init,
                                         initargs=(threading.current_thread()
                                                   is threading.main_thread(),))
 
-    def submit(self, task: GameTask) -> Any:
-        return self.pool.submit(play_game, task)
+    def submit(self, task: Any) -> Any:
+        return self.pool.submit(self.fn, task)
 
     def result(self, handle: Any) -> dict[str, Any]:
         return handle.result()
@@ -169,13 +175,13 @@ RAY_LOCAL_OBJECT_STORE = 128 * 1024 * 1024   # game results are tiny
 
 
 class RayBackend:
-    """Games as Ray tasks.  ``address`` None or ``"local"`` starts a local
+    """Tasks as Ray tasks, each run by ``fn``.  ``address`` None or ``"local"`` starts a local
     Ray instance with ``jobs`` CPUs (shut down at the end); any other value
     (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``) connects to that cluster,
     whose nodes need wildhorn-solve installed.  An already initialised Ray
     (e.g. a caller's ``ray.init``) is used as it is."""
 
-    def __init__(self, jobs: int, address: str | None = None):
+    def __init__(self, jobs: int, address: str | None = None, fn: Callable = play_game):
         try:
             import ray
         except ImportError:
@@ -198,13 +204,13 @@ class RayBackend:
                 text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise ParameterError(f"--backend ray: cannot start or reach Ray at "
                                      f"{address or 'local'}: {text}") from None
-        self.remote = ray.remote(num_cpus=1)(play_game)
+        self.remote = ray.remote(num_cpus=1)(fn)
         cpus = int(ray.cluster_resources().get("CPU", 0))
         where = "a local instance" if self.owned and address in (None, "local") else \
             f"the cluster at {address}" if self.owned else "the running Ray session"
         self.description = f"Ray: {where} with {cpus} CPUs"
 
-    def submit(self, task: GameTask) -> Any:
+    def submit(self, task: Any) -> Any:
         return self.remote.remote(task)
 
     def result(self, handle: Any) -> dict[str, Any]:
@@ -224,19 +230,23 @@ class RayBackend:
             self.ray.shutdown()
 
 
-def make_backend(backend: str, jobs: int, address: str | None = None) -> Any:
-    """The ``local`` or ``ray`` backend with ``jobs`` parallel games."""
-    return (RayBackend if backend == "ray" else LocalBackend)(jobs, address)
+def make_backend(backend: str, jobs: int, address: str | None = None,
+                 fn: Callable = play_game) -> Any:
+    """The ``local`` or ``ray`` backend with ``jobs`` parallel tasks, each
+    run by ``fn`` (by default a game, :func:`play_game`)."""
+    return (RayBackend if backend == "ray" else LocalBackend)(jobs, address, fn)
 
 
-def results_in_order(runner: Any, tasks: Iterable[GameTask], window: int,
-                     handles: dict[int, Any]) -> Iterator[tuple[GameTask, dict[str, Any]]]:
-    """(task, result) for each task in order, with up to ``window`` games
+def results_in_order(runner: Any, tasks: Iterable[Any], window: int,
+                     handles: dict[int, Any]) -> Iterator[tuple[Any, Any]]:
+    """(task, result) for each task in order, with up to ``window`` tasks
     submitted ahead.  ``tasks`` may be lazy (a generator): only the window
-    is ever held.  ``handles`` holds the games submitted and not yet
-    collected, for the caller to cancel when it stops early."""
+    is ever held.  Each task has a distinct ``game`` id (a game's, or for
+    another worker function any id), the key of ``handles``: the tasks
+    submitted and not yet collected, for the caller to cancel when it stops
+    early."""
     queue = iter(tasks)
-    ahead: deque[GameTask] = deque()
+    ahead: deque[Any] = deque()
     while True:
         while len(handles) < window:
             task = next(queue, None)

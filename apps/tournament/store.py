@@ -421,11 +421,14 @@ class FolderLock:
     that holds it.  The lock is an ``flock`` on ``folder/tournament.lock``,
     which holds the owner's pid, start time and command while it runs and is
     removed at the end; after a kill the OS releases the lock and the file is
-    left behind, and the next run takes it over."""
+    left behind, and the next run takes it over.  ``name`` is the lock
+    file's name and ``what`` the kind of run in the refusal (``wildhorn-solve
+    train`` locks its folder with ``train.lock``, "training")."""
 
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, name: str = LOCK_NAME, what: str = "tournament"):
         self.folder = Path(folder)
-        self.path = self.folder / LOCK_NAME
+        self.path = self.folder / name
+        self.what = what
         self.fd: int | None = None
 
     def __enter__(self) -> "FolderLock":
@@ -437,7 +440,7 @@ class FolderLock:
             except BlockingIOError:
                 holder = _holder(fd)
                 os.close(fd)
-                raise FolderInUseError(f"{self.folder} is in use by another tournament run "
+                raise FolderInUseError(f"{self.folder} is in use by another {self.what} run "
                                        f"({holder}): let it finish or stop it, or use "
                                        f"another --out") from None
             except BaseException:

@@ -1,0 +1,610 @@
+"""``wildhorn-solve train``: self-play training of the value network
+(docs/training.md).
+
+One run makes one generation in its output folder, in three resumable steps:
+
+1. **Data.**  Self-play games of one bot (``--bot``: the heuristic bot for
+   generation 1, later a search using the previous generation's network:
+   expert iteration), in chunks of ``--chunk-games`` games, each chunk a task
+   of the tournament runner's backends (``--jobs`` worker processes, or Ray
+   with ``--backend ray --address ...``) written atomically to
+   ``data/chunk-NNNNN.npz`` and skipped when present.  From each game
+   ``--positions`` decision positions are drawn (seeded), each with its
+   features (:func:`solver.features`) and its labels: the game's result, the
+   search's root value (when the bot searches), the mean of ``--playouts``
+   heuristic playouts (:func:`bots.heuristic_playouts`, in C) and the
+   exact value where the last-turn solver finishes within ``--exact-nodes``
+   positions.  The held-out games (a ``--holdout`` share, drawn by game from
+   the seed) also get a fresh 16-playout mean and a single playout, with
+   their CPU times, for the calibration.
+2. **Fit.**  A multilayer perceptron (scikit-learn's ``MLPRegressor``, relu,
+   ``--hidden``, ``--l2``, Adam) on the ``--target`` labels of the training
+   games, one epoch at a time, its checkpoint in ``data/fit-checkpoint.pkl``
+   after each; the epoch with the lowest held-out loss is kept.
+3. **Output.**  ``value_net.npz`` (through :mod:`bots.valuenet`, the one
+   writer of the format), ``train.json`` (the command, sizes, timings,
+   losses, calibration), ``loss.png`` and ``README.md``; ``--install``
+   copies the network to the packaged ``bots/data/value_net.npz``.
+
+Every random choice derives from ``--seed``: the same command gives the same
+data and the same network, whether it ran at once or was killed and
+repeated; ``--jobs`` and the backend change nothing but the speed.
+scikit-learn is the optional extra ``train`` (``pip install
+'wildhorn-solve[train]'``), imported only here, never to play.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import pickle
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pyspiel
+
+import solver  # noqa: F401  (registers the game)
+from apps.tournament import BACKENDS, FolderLock, calibration, derive, make_backend, make_stream
+from apps.tournament.execution import results_in_order
+from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuenet
+from exact.endgame import Solver as EndgameSolver, solvable, solve
+from solver import FEATURE_VERSION, N_FEATURES, features
+from solver.errors import ParameterError, WildhornError
+from solver.jsonio import write_atomic
+
+TARGETS = ("exact-first", "playouts", "result", "root-first")
+TARGET_HELP = {
+    "exact-first": "the exact value where the last-turn solver finished, else the playouts' mean",
+    "playouts": "the mean of the heuristic playouts",
+    "result": "the game's result (1 if the Polish side won)",
+    "root-first": "the search's root value where the bot searched, else the playouts' mean",
+}
+CHANCE = "keyed"            # chance outcomes of the self-play games (apps.tournament.chance)
+CHECK_PLAYOUTS = 16         # the playout estimator the calibration compares the net with
+ECE_BINS = 10
+PATIENCE = 5                # epochs without a better held-out loss before the fit stops
+BATCH = 256                 # Adam's minibatch
+LEARNING_RATE = 1e-3
+FIT_THREADS = 1             # BLAS threads of the fit (see fit)
+CURVE_ROWS = 20000          # training rows on which the training loss is measured per epoch
+TIMING_ROWS = 1000          # held-out positions on which the network's time is measured
+LOCK = "train.lock"
+SHARD = "chunk-{:05d}.npz"
+CHECKPOINT = "fit-checkpoint.pkl"
+
+
+class TrainError(WildhornError):
+    """A training run that cannot go on (a folder made with other data, a
+    missing extra, a broken shard)."""
+
+
+# ---- parameters ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DataParams:
+    """What the data of a folder is made from (kept in data/params.json; a
+    folder's data is continued only with the same)."""
+
+    bot: str
+    seed: int
+    positions: int
+    playouts: int
+    exact_nodes: int
+    chunk_games: int
+    holdout: float
+    chance: str = CHANCE
+    feature_version: int = FEATURE_VERSION
+    playout_policy: str = LABEL_ROLLOUT
+
+
+@dataclass(frozen=True)
+class FitParams:
+    target: str
+    hidden: tuple[int, ...]
+    l2: float
+    epochs: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A worker's task: games ``first`` .. ``first + count - 1``; ``game``
+    is the chunk's index (the key of the backends' window)."""
+
+    game: int
+    first: int
+    count: int
+    data: DataParams
+
+
+def parse_hidden(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(not 1 <= n <= valuenet.MAX_WIDTH for n in sizes) or \
+            len(sizes) >= valuenet.MAX_LAYERS:
+        raise ParameterError(f"--hidden: expected layer widths separated by commas, each 1 to "
+                             f"{valuenet.MAX_WIDTH} (e.g. 64,64), got {text!r}")
+    return sizes
+
+
+def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, backend: str,
+                    address: str | None) -> None:
+    """Refuse bad arguments before anything is written."""
+    parse_spec(data.bot)
+    for name, value, low in (("--games", games, 1), ("--positions", data.positions, 1),
+                             ("--playouts", data.playouts, 1),
+                             ("--exact-nodes", data.exact_nodes, 0),
+                             ("--chunk-games", data.chunk_games, 1), ("--epochs", fit.epochs, 1),
+                             ("--jobs", jobs, 1)):
+        if value < low:
+            raise ParameterError(f"{name}: expected an integer >= {low}, got {value}")
+    if not 0.0 < data.holdout < 0.5:
+        raise ParameterError(f"--holdout: expected a share between 0 and 0.5, got {data.holdout}")
+    if fit.l2 < 0 or not math.isfinite(fit.l2):
+        raise ParameterError(f"--l2: expected a number >= 0, got {fit.l2}")
+    if fit.target not in TARGETS:
+        raise ParameterError(f"--target: expected one of {', '.join(TARGETS)}, "
+                             f"got {fit.target!r}")
+    if backend not in BACKENDS:
+        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ParameterError("--address: only with --backend ray")
+
+
+def held_out(seed: int, game: int, share: float) -> bool:
+    """Whether ``game`` is a held-out game (a seeded draw per game, so the
+    split is by game, not by position, and does not depend on the chunks)."""
+    return derive("train-holdout", seed, game) / 2.0 ** 63 < share
+
+
+# ---- data: one chunk of games (runs in a worker) --------------------------------------
+
+_GAME = None
+_SOLVER = None
+FIELDS = ("x", "game", "move", "result", "root", "playouts", "exact", "check", "check1",
+          "check_seconds", "check1_seconds", "feature_seconds")
+
+
+def _sample_game(game_id: int, data: DataParams) -> dict[str, list]:
+    """Plays one self-play game and labels ``data.positions`` of its decision
+    positions (all of them if it has fewer)."""
+    global _GAME, _SOLVER
+    if _GAME is None:
+        _GAME = pyspiel.load_game("wildhorn")
+    chance = make_stream(data.chance, derive("train-deal", data.seed, game_id))
+    bots = [make_bot(data.bot, p, derive("train-bot", data.seed, game_id, p)) for p in (0, 1)]
+    state = _GAME.new_initial_state()
+    seen: list[tuple[Any, float]] = []          # (position, the bot's root value for Polish)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(chance.sample(state))
+            continue
+        core = state.core.copy()
+        result = bots[state.current_player()].analyse(state)
+        value = result.get("value")
+        seen.append((core, float(value[0]) if value is not None else math.nan))
+        state.apply_action(result["action"])
+    won = 1.0 if state.returns()[0] > 0 else 0.0
+    rng = np.random.default_rng(derive("train-positions", data.seed, game_id))
+    picks = np.sort(rng.choice(len(seen), size=min(data.positions, len(seen)), replace=False))
+    check = held_out(data.seed, game_id, data.holdout)
+    rows: dict[str, list] = {f: [] for f in FIELDS}
+    for k in picks:
+        core, root = seen[k]
+        t0 = time.perf_counter()
+        x = features(core)
+        t1 = time.perf_counter()
+        exact = math.nan
+        if data.exact_nodes and solvable(core):
+            if _SOLVER is None:
+                _SOLVER = EndgameSolver()
+            sol = solve(core, max_nodes=data.exact_nodes, every_action=False, solver=_SOLVER)
+            if sol.complete:
+                exact = sol.polish
+        label_seed = derive("train-playouts", data.seed, game_id, int(k))
+        mean = heuristic_playouts(core, data.playouts, label_seed)
+        c16 = c1 = s16 = s1 = math.nan
+        if check:
+            t2 = time.perf_counter()
+            c16 = heuristic_playouts(core, CHECK_PLAYOUTS, derive("train-check", label_seed))
+            t3 = time.perf_counter()
+            c1 = heuristic_playouts(core, 1, derive("train-check1", label_seed))
+            s16, s1 = t3 - t2, time.perf_counter() - t3
+        for f, v in zip(FIELDS, (x, game_id, int(k), won, root, mean, exact, c16, c1, s16, s1,
+                                 t1 - t0)):
+            rows[f].append(v)
+    return rows
+
+
+def generate_chunk(chunk: Chunk) -> bytes:
+    """The shard of one chunk of games: an .npz (plain arrays) as bytes."""
+    rows: dict[str, list] = {f: [] for f in FIELDS}
+    for g in range(chunk.first, chunk.first + chunk.count):
+        for f, v in _sample_game(g, chunk.data).items():
+            rows[f].extend(v)
+    arrays = {f: np.asarray(rows[f], dtype=np.float32) for f in FIELDS}
+    arrays["x"] = np.asarray(rows["x"], dtype=np.float32).reshape(-1, N_FEATURES)
+    arrays["game"] = np.asarray(rows["game"], dtype=np.int64)
+    arrays["move"] = np.asarray(rows["move"], dtype=np.int32)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+# ---- progress ------------------------------------------------------------------------
+
+class Progress:
+    """A rich bar on a terminal, else a line every 10% (and at the end)."""
+
+    def __init__(self, stream: Any = None):
+        self.stream = stream or sys.stdout
+        self.bar = None
+
+    def start(self, what: str, total: int, done: int) -> None:
+        self.what, self.total, self.done, self.t0 = what, total, done, time.monotonic()
+        self.first = done
+        if self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar,
+                                       TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Bar(TextColumn(what), BarColumn(), MofNCompleteColumn(),
+                           TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                           TextColumn("{task.fields[note]}", markup=False),
+                           console=Console(file=self.stream))
+            self.bar.start()
+            self.task = self.bar.add_task(what, total=total, completed=done, note="")
+        elif done:
+            self.note(f"Resuming: {done} of {total} {what} already done")
+
+    def advance(self, done: int, note: str = "") -> None:
+        step_before = 10 * self.done // max(self.total, 1)
+        self.done = done
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, note=note, refresh=True)
+        elif 10 * done // max(self.total, 1) > step_before or done >= self.total:
+            elapsed = time.monotonic() - self.t0
+            left = (self.total - done) * elapsed / max(done - self.first, 1)
+            self.note(f"{self.what}: {done}/{self.total}, {elapsed:.0f} s elapsed, about "
+                      f"{left:.0f} s left{'; ' + note if note else ''}")
+
+    def note(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+# ---- the steps -----------------------------------------------------------------------
+
+def check_folder(out: Path, data: DataParams) -> None:
+    """data/params.json: written for a new folder, else it must match."""
+    path = out / "data" / "params.json"
+    mine = asdict(data)
+    if path.is_file():
+        theirs = json.loads(path.read_text())
+        diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+        if diff:
+            k = diff[0]
+            raise TrainError(f"{out}: its data was made with {k}={theirs.get(k)!r}, not "
+                             f"{mine.get(k)!r}: repeat its command (see {out}/README.md) or "
+                             f"use another --out")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(mine, indent=1) + "\n")
+
+
+def generate(out: Path, games: int, data: DataParams, jobs: int, backend: str,
+             address: str | None, progress: Progress) -> float:
+    """Writes the shards still missing for ``games`` games; returns the seconds."""
+    folder = out / "data"
+    n_chunks = -(-games // data.chunk_games)
+    chunks = [Chunk(i, i * data.chunk_games, min(data.chunk_games, games - i * data.chunk_games),
+                    data) for i in range(n_chunks)]
+    missing = [c for c in chunks if not (folder / SHARD.format(c.game)).is_file()]
+    t0 = time.perf_counter()
+    if not missing:
+        return 0.0
+    progress.start("games", games, games - sum(c.count for c in missing))
+    runner = make_backend(backend, jobs, address, fn=generate_chunk)
+    if backend == "ray":
+        progress.note(runner.description)
+    handles: dict[int, Any] = {}
+    try:
+        done = games - sum(c.count for c in missing)
+        for chunk, shard in results_in_order(runner, missing, max(2, 2 * jobs), handles):
+            write_atomic(folder / SHARD.format(chunk.game), shard)
+            done += chunk.count
+            progress.advance(done)
+    except BaseException:
+        runner.abort()
+        raise
+    finally:
+        progress.close()
+        runner.close()
+    return time.perf_counter() - t0
+
+
+def load_data(out: Path, games: int, data: DataParams) -> dict[str, np.ndarray]:
+    """The shards of the first ``games`` games, concatenated."""
+    parts = []
+    for i in range(-(-games // data.chunk_games)):
+        path = out / "data" / SHARD.format(i)
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                parts.append({f: npz[f] for f in FIELDS})
+        except (OSError, ValueError, KeyError) as err:
+            raise TrainError(f"{path}: a broken data shard ({type(err).__name__}): delete it "
+                             "and repeat the command") from None
+    merged = {}
+    for f in FIELDS:
+        merged[f] = np.concatenate([p.pop(f) for p in parts])
+    keep = merged["game"] < games
+    return merged if keep.all() else {f: v[keep] for f, v in merged.items()}
+
+
+def target_of(rows: dict[str, np.ndarray], target: str) -> np.ndarray:
+    """The training label of each row under ``target`` (see TARGET_HELP)."""
+    if target == "result":
+        return rows["result"]
+    if target == "playouts":
+        return rows["playouts"]
+    first = rows["exact"] if target == "exact-first" else rows["root"]
+    return np.where(np.isnan(first), rows["playouts"], first).astype(np.float32)
+
+
+def label_noise(rows: dict[str, np.ndarray], target: str, playouts: int) -> float | None:
+    """The part of the loss no network can remove: the mean variance of the
+    labels' own sampling noise (a playouts' mean p of n: p(1 - p)/(n - 1),
+    unbiased; an exact value: 0; a game's result: p(1 - p) with p the
+    playouts' mean, an estimate).  None for root-first (not known)."""
+    p = rows["playouts"].astype(np.float64)
+    exact = np.isfinite(rows["exact"])
+    if target == "result":
+        return round(float(np.mean(p * (1 - p))), 6)
+    if target == "root-first" or playouts < 2:
+        return None
+    var = p * (1 - p) / (playouts - 1)
+    if target == "exact-first":
+        var[exact] = 0.0
+    return round(float(np.mean(var)), 6)
+
+
+def _mse(model: Any, x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean((np.clip(model.predict(x), 0.0, 1.0) - y) ** 2))
+
+
+def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
+        params: FitParams, progress: Progress) -> dict[str, Any]:
+    """The perceptron, one epoch at a time from its checkpoint; returns the
+    best epoch's weights and the loss curves."""
+    try:
+        from sklearn.neural_network import MLPRegressor
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        raise TrainError("training needs scikit-learn: pip install 'wildhorn-solve[train]'") \
+            from None
+    path = out / "data" / CHECKPOINT
+    # the checkpoint continues under the same fit on the same data; --epochs
+    # is not part of it, so a larger --epochs continues a finished fit
+    key = {**asdict(params), "hidden": list(params.hidden), "rows": int(len(y)),
+           "held_out": int(len(hy)), "y": float(np.sum(y, dtype=np.float64))}
+    del key["epochs"]
+    state = None
+    if path.is_file():
+        try:
+            with open(path, "rb") as f:
+                state = pickle.load(f)
+        except Exception:
+            state = None
+        if not isinstance(state, dict) or state.get("key") != key:
+            state = None
+    if state is None:
+        model = MLPRegressor(hidden_layer_sizes=params.hidden, activation="relu", solver="adam",
+                             alpha=params.l2, batch_size=min(BATCH, len(y)), learning_rate_init=LEARNING_RATE,
+                             random_state=params.seed, shuffle=True)
+        state = {"key": key, "model": model, "epoch": 0, "train": [], "held_out": [],
+                 "best": None, "best_epoch": 0, "seconds": 0.0}
+    curve_rows = np.arange(min(CURVE_ROWS, len(y)))
+    if state["epoch"] and state["epoch"] - state["best_epoch"] >= PATIENCE:
+        progress.note(f"The fit stopped at epoch {state['epoch']} ({PATIENCE} epochs without a "
+                      f"better held-out loss); epoch {state['best_epoch']} is kept")
+        return state
+    progress.start("epochs", params.epochs, state["epoch"])
+    # one BLAS thread: on minibatches of 256 rows, threads cost more than they
+    # give (an epoch of 16,000 rows: 0.6 s on one thread, 9.5 s on the
+    # default threads of a busy 2-core machine); parallelism is the workers'
+    limits = threadpool_limits(limits=FIT_THREADS)
+    try:
+        while state["epoch"] < params.epochs and \
+                state["epoch"] - state["best_epoch"] < PATIENCE:
+            t0 = time.perf_counter()
+            model = state["model"]
+            model.partial_fit(x, y)
+            state["epoch"] += 1
+            state["train"].append(_mse(model, x[curve_rows], y[curve_rows]))
+            state["held_out"].append(_mse(model, hx, hy))
+            if state["best"] is None or state["held_out"][-1] < min(state["held_out"][:-1]):
+                state["best"] = ([w.copy() for w in model.coefs_],
+                                 [b.copy() for b in model.intercepts_])
+                state["best_epoch"] = state["epoch"]
+            state["seconds"] += time.perf_counter() - t0
+            write_atomic(path, pickle.dumps(state))
+            progress.advance(state["epoch"], f"held-out loss {state['held_out'][-1]:.5f}")
+    finally:
+        limits.restore_original_limits()
+        progress.close()
+    return state
+
+
+def evaluate_net(net: valuenet.ValueNet, rows: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Calibration on held-out positions: the network's Brier score and ECE
+    against the game's result, beside those of a fresh 16-playout mean and of
+    one playout, with each estimator's CPU time per position."""
+    t0 = time.perf_counter()
+    pred = net.evaluate(rows["x"])
+    batch_seconds = (time.perf_counter() - t0) / max(len(pred), 1)
+    # times are medians: on a shared machine a mean is mostly the waits of
+    # the process between its turns on a core
+    times = []
+    for row in rows["x"][:TIMING_ROWS]:
+        t0 = time.perf_counter()
+        net.evaluate(row)
+        times.append(time.perf_counter() - t0)
+    net_seconds = float(np.median(times))
+    feature_seconds = float(np.median(rows["feature_seconds"]))
+
+    def cal(v: np.ndarray) -> dict[str, Any]:
+        c = calibration(v.tolist(), rows["result"].tolist(), ECE_BINS)
+        return {"brier": round(c["brier"], 5), "ece": round(c["ece"], 5)}
+
+    per_playout = float(np.median(rows["check1_seconds"]))
+    return {
+        "positions": int(len(pred)),
+        "against": "the game's result",
+        "net": {**cal(pred), "microseconds": round(1e6 * (net_seconds + feature_seconds), 2),
+                "batched_microseconds": round(1e6 * (batch_seconds + feature_seconds), 2),
+                "note": "features in C plus the NumPy forward pass, one position at a time "
+                        "(batched: all held-out positions in one call)"},
+        f"playouts_{CHECK_PLAYOUTS}": {**cal(rows["check"]), "microseconds": round(
+            1e6 * float(np.median(rows["check_seconds"])), 2)},
+        "playouts_1": {**cal(rows["check1"]), "microseconds": round(1e6 * per_playout, 2)},
+        "playouts_at_equal_time": round((net_seconds + feature_seconds) / per_playout, 4)
+        if per_playout > 0 else None,
+        "mse_to_exact": round(float(np.nanmean((pred - rows["exact"]) ** 2)), 5)
+        if np.isfinite(rows["exact"]).any() else None,
+    }
+
+
+def plot_loss(path: Path, state: dict[str, Any], target: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    epochs = range(1, len(state["train"]) + 1)
+    ax.plot(epochs, state["train"], label="training games")
+    ax.plot(epochs, state["held_out"], label="held-out games")
+    ax.axvline(state["best_epoch"], color="grey", linestyle=":", label="kept epoch")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(f"mean squared error to the {target} target")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    write_atomic(path, buf.getvalue())
+
+
+def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
+    cal = summary["calibration"]
+    p16 = cal[f"playouts_{CHECK_PLAYOUTS}"]
+    return "\n".join([
+        f"# Value network: {out.name}", "",
+        "Made by (run from the repository's root; the same command continues it if it was "
+        "stopped, and gives the same files):", "", f"    {command}", "",
+        f"- data: {summary['games']} self-play games of `{summary['data']['bot']}`, "
+        f"{summary['positions']['train']} training and {summary['positions']['held_out']} "
+        f"held-out positions (raw data in `data/`, not committed: the command regenerates it)",
+        f"- network: {' x '.join(map(str, summary['sizes']))}, target "
+        f"`{summary['fit']['target']}`, l2 {summary['fit']['l2']}, epoch "
+        f"{summary['best_epoch']} of {summary['epochs_run']} kept",
+        f"- held-out loss (mean squared error to the target): {summary['held_out_loss']:.5f}",
+        f"- calibration on {cal['positions']} held-out positions against the game's result: "
+        f"network Brier {cal['net']['brier']} ECE {cal['net']['ece']} "
+        f"({cal['net']['microseconds']} us per position), {CHECK_PLAYOUTS}-playout mean Brier "
+        f"{p16['brier']} ECE {p16['ece']} ({p16['microseconds']} us)",
+        "", "Files: `value_net.npz` (the network), `train.json` (every figure), `loss.png` "
+        "(the loss curve).  See docs/training.md.", ""])
+
+
+def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: int = 1,
+          backend: str = "local", address: str | None = None, install: bool = False,
+          progress: Progress | None = None, command: str | None = None,
+          install_path: Path | None = None) -> dict[str, Any]:
+    """Makes (or continues) one generation in ``out``; returns train.json's content."""
+    check_arguments(games, data, fit_params, jobs, backend, address)
+    progress = progress or Progress()
+    command = command or "wildhorn-solve " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    folder = Path(out)
+    with FolderLock(folder, LOCK, "training"):
+        check_folder(folder, data)
+        gen_seconds = generate(folder, games, data, jobs, backend, address, progress)
+        rows = load_data(folder, games, data)
+        hold = np.isfinite(rows["check"])
+        train_rows = {f: v[~hold] for f, v in rows.items()}
+        test_rows = {f: v[hold] for f, v in rows.items()}
+        exact_labels = int(np.isfinite(rows["exact"]).sum())
+        root_labels = int(np.isfinite(rows["root"]).sum())
+        del rows, hold
+        if not len(test_rows["x"]) or not len(train_rows["x"]):
+            raise TrainError(f"--games {games}: too few games for a held-out split of "
+                             f"{data.holdout}; play more games")
+        y = target_of(train_rows, fit_params.target)
+        hy = target_of(test_rows, fit_params.target)
+        state = fit(folder, train_rows["x"], y, test_rows["x"], hy, fit_params, progress)
+        weights, biases = state["best"]
+        best = state["best_epoch"]
+        meta = {"command": command, "seed": data.seed, "games": games,
+                "positions": int(len(y)), "held_out_positions": int(len(hy)),
+                "data": asdict(data), "target": fit_params.target,
+                "hidden": list(fit_params.hidden), "l2": fit_params.l2, "epoch": best,
+                "train_loss": round(state["train"][best - 1], 6),
+                "held_out_loss": round(state["held_out"][best - 1], 6)}
+        net_path = folder / "value_net.npz"
+        valuenet.write(net_path, weights, biases, output="clip", meta=meta)
+        net = valuenet.load(net_path)
+        summary = {
+            "command": command, "games": games, "data": asdict(data),
+            "fit": {**asdict(fit_params), "hidden": list(fit_params.hidden), "batch": BATCH,
+                    "learning_rate": LEARNING_RATE, "patience": PATIENCE},
+            "positions": {"train": int(len(y)), "held_out": int(len(hy)),
+                          "exact_labels": exact_labels, "root_labels": root_labels},
+            "sizes": list(net.sizes), "sha256": net.sha256,
+            "epochs_run": state["epoch"], "best_epoch": best,
+            "train_loss": [round(v, 6) for v in state["train"]],
+            "held_out_loss_curve": [round(v, 6) for v in state["held_out"]],
+            "held_out_loss": round(state["held_out"][best - 1], 6),
+            "held_out_label_noise": label_noise(test_rows, fit_params.target, data.playouts),
+            "calibration": evaluate_net(net, test_rows),
+            "timings": {"data_seconds_this_run": round(gen_seconds, 1),
+                        "fit_seconds": round(state["seconds"], 1)},
+        }
+        plot_loss(folder / "loss.png", state, fit_params.target)
+        write_atomic(folder / "train.json", json.dumps(summary, indent=1) + "\n")
+        write_atomic(folder / "README.md", readme(folder, command, summary))
+        if install:
+            target = install_path or valuenet.default_path()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(net_path, target)
+            progress.note(f"installed as {target}")
+    return summary
+
+
+def report_lines(out: str, summary: dict[str, Any]) -> list[str]:
+    """What the command prints at the end."""
+    cal = summary["calibration"]
+    p16 = cal[f"playouts_{CHECK_PLAYOUTS}"]
+    return [f"{summary['games']} games, {summary['positions']['train']} training and "
+            f"{summary['positions']['held_out']} held-out positions; held-out loss "
+            f"{summary['held_out_loss']:.5f} (epoch {summary['best_epoch']})",
+            f"calibration: network Brier {cal['net']['brier']} ECE {cal['net']['ece']} "
+            f"({cal['net']['microseconds']} us/position); {CHECK_PLAYOUTS} playouts Brier "
+            f"{p16['brier']} ECE {p16['ece']} ({p16['microseconds']} us/position)",
+            f"network in {out}/value_net.npz; figures in {out}/train.json"]

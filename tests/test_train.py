@@ -1,0 +1,307 @@
+"""Training the value network (apps.train, ``wildhorn-solve train``): the
+playout labels in C, the data chunks (seeded, split by game), the targets,
+a tiny run's files, resume after a stop, the refusals, and (slow) the
+command killed and repeated, and the Ray backend giving the same data."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+import pytest
+
+import solver  # noqa: F401  (registers the game)
+from apps import train as T
+from apps.tournament import derive, make_stream
+from bots import heuristic_playouts, make_bot, valuenet
+from conftest import ROOT, run_cli
+from solver import N_FEATURES, features
+from solver.errors import WildhornError
+
+pytest.importorskip("sklearn")
+
+DATA = T.DataParams(bot="heuristic", seed=3, positions=4, playouts=4, exact_nodes=2000,
+                    chunk_games=3, holdout=0.3)
+FIT = T.FitParams(target="exact-first", hidden=(8,), l2=0.01, epochs=3, seed=3)
+
+
+def _positions(n=6, seed=0):
+    """Decision positions of a heuristic game, every 7th, and its last position."""
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    chance = make_stream("keyed", seed)
+    bots = [make_bot("heuristic", p, p) for p in (0, 1)]
+    found, k = [], 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(chance.sample(state))
+            continue
+        k += 1
+        if k % 7 == 0 and len(found) < n:
+            found.append(state.core.copy())
+        state.apply_action(bots[state.current_player()].step(state))
+    return found, state
+
+
+# ---- the playout labels -----------------------------------------------------------------
+
+def test_heuristic_playouts_are_seeded_means_that_leave_the_position_alone():
+    positions, _ = _positions()
+    values = []
+    for core in positions:
+        before = core.to_bytes()
+        v = heuristic_playouts(core, 20, 5)
+        assert core.to_bytes() == before
+        assert v == heuristic_playouts(core, 20, 5)
+        assert 0.0 <= v <= 1.0 and (v * 20) == int(v * 20)
+        values.append([heuristic_playouts(core, 20, s) for s in range(4)])
+    assert any(len(set(row)) > 1 for row in values)     # the seed matters
+
+
+def test_a_single_playout_is_a_result_and_a_finished_game_gives_its_own():
+    positions, end = _positions()
+    assert all(heuristic_playouts(c, 1, s) in (0.0, 1.0) for c in positions for s in range(3))
+    won = 1.0 if end.returns()[0] > 0 else 0.0
+    assert heuristic_playouts(end.core, 5, 1) == won
+    with pytest.raises(ValueError, match="n must be positive"):
+        heuristic_playouts(positions[0], 0, 1)
+
+
+# ---- the data ---------------------------------------------------------------------------
+
+def _arrays(raw: bytes) -> dict[str, np.ndarray]:
+    import io
+
+    with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+        return {k: npz[k] for k in npz.files}
+
+
+def test_a_chunk_is_seeded_and_labelled_position_by_position():
+    chunk = T.Chunk(0, 0, 3, DATA)
+    a, b = _arrays(T.generate_chunk(chunk)), _arrays(T.generate_chunk(chunk))
+    for f in T.FIELDS:
+        if not f.endswith("seconds"):
+            assert np.array_equal(a[f], b[f], equal_nan=True), f
+    n = len(a["game"])
+    assert n == 3 * DATA.positions and a["x"].shape == (n, N_FEATURES)
+    assert set(a["game"]) == {0, 1, 2}
+    for f in ("result", "playouts"):
+        assert ((a[f] >= 0) & (a[f] <= 1)).all()
+    assert np.isnan(a["root"]).all()                        # the heuristic bot does not search
+    exact = a["exact"][np.isfinite(a["exact"])]
+    assert ((exact >= 0) & (exact <= 1)).all()
+    for g in range(3):                                     # held out by game, not by position
+        rows = a["game"] == g
+        assert len(set(np.isfinite(a["check"][rows]))) == 1
+        assert np.isfinite(a["check"][rows]).all() == T.held_out(DATA.seed, g, DATA.holdout)
+        assert len(set(a["result"][rows])) == 1            # one game, one result
+    other = _arrays(T.generate_chunk(T.Chunk(0, 0, 3, replace(DATA, seed=4))))
+    assert not np.array_equal(a["x"], other["x"])
+
+
+def test_a_chunks_features_are_those_of_its_positions():
+    """Replays game 0 of a chunk and finds each sampled position's features."""
+    a = _arrays(T.generate_chunk(T.Chunk(0, 0, 1, DATA)))
+    game = pyspiel.load_game("wildhorn")
+    state = game.new_initial_state()
+    chance = make_stream(DATA.chance, derive("train-deal", DATA.seed, 0))
+    bots = [make_bot(DATA.bot, p, derive("train-bot", DATA.seed, 0, p)) for p in (0, 1)]
+    seen = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(chance.sample(state))
+            continue
+        seen.append(features(state.core))
+        state.apply_action(bots[state.current_player()].step(state))
+    for x, k in zip(a["x"], a["move"]):
+        assert np.array_equal(x, seen[k])
+    assert list(a["move"]) == sorted(set(a["move"]))
+
+
+def test_the_held_out_share_is_drawn_by_game():
+    share = np.mean([T.held_out(1, g, 0.1) for g in range(5000)])
+    assert 0.08 < share < 0.12
+
+
+def test_the_targets_take_the_first_label_that_exists():
+    nan = np.nan
+    rows = {"result": np.array([1, 0, 1], np.float32),
+            "playouts": np.array([0.5, 0.25, 0.75], np.float32),
+            "exact": np.array([nan, 0.125, nan], np.float32),
+            "root": np.array([0.625, nan, nan], np.float32)}
+    assert T.target_of(rows, "result").tolist() == [1, 0, 1]
+    assert T.target_of(rows, "playouts").tolist() == [0.5, 0.25, 0.75]
+    assert T.target_of(rows, "exact-first").tolist() == [0.5, 0.125, 0.75]
+    assert T.target_of(rows, "root-first").tolist() == [0.625, 0.25, 0.75]
+
+
+# ---- a tiny run -------------------------------------------------------------------------
+
+def _run(out: Path, games=9, data=DATA, fit=FIT, **kw):
+    lines = []
+    progress = T.Progress(_Sink(lines))
+    return T.train(str(out), games, data, fit, progress=progress, command="test", **kw), lines
+
+
+class _Sink:
+    def __init__(self, lines):
+        self.lines = lines
+
+    def isatty(self):
+        return False
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def flush(self):
+        pass
+
+
+def _net_arrays(path):
+    net = valuenet.load(path)
+    return [np.array(a) for a in net.weights + net.biases], net.meta
+
+
+def test_a_tiny_run_writes_the_network_and_its_figures(tmp_path):
+    out = tmp_path / "gen"
+    summary, lines = _run(out, install=True, install_path=tmp_path / "installed.npz")
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "loss.png",
+                                                    "train.json", "value_net.npz"]
+    assert sorted(p.name for p in (out / "data").iterdir()) == [
+        "chunk-00000.npz", "chunk-00001.npz", "chunk-00002.npz", "fit-checkpoint.pkl",
+        "params.json"]
+    net = valuenet.load(out / "value_net.npz")
+    assert net.sizes == (N_FEATURES, 8, 1) and net.output == "clip"
+    assert net.meta["seed"] == 3 and net.meta["games"] == 9 and net.meta["command"] == "test"
+    assert (tmp_path / "installed.npz").read_bytes() == (out / "value_net.npz").read_bytes()
+    on_disk = json.loads((out / "train.json").read_text())
+    assert on_disk == json.loads(json.dumps(summary))
+    pos = summary["positions"]
+    assert pos["train"] + pos["held_out"] == 9 * DATA.positions and pos["held_out"] > 0
+    cal = summary["calibration"]
+    assert cal["positions"] == pos["held_out"]
+    for k in ("net", "playouts_16", "playouts_1"):
+        assert 0 <= cal[k]["brier"] <= 1 and 0 <= cal[k]["ece"] <= 1 and cal[k]["microseconds"] > 0
+    curve = summary["held_out_loss_curve"]
+    assert len(curve) == summary["epochs_run"] <= FIT.epochs
+    assert summary["held_out_loss"] == min(curve) == curve[summary["best_epoch"] - 1]
+    assert (out / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "test" in (out / "README.md").read_text()
+    assert any("games: 9/9" in line for line in lines)
+
+
+def test_a_stopped_run_continues_to_the_same_network(tmp_path):
+    whole, _ = _run(tmp_path / "whole", fit=replace(FIT, epochs=4))
+    part = tmp_path / "part"
+    _run(part, games=6, fit=replace(FIT, epochs=2))      # stopped after 6 games, 2 epochs
+    os.unlink(part / "data" / "chunk-00001.npz")         # and a chunk lost
+    again, _ = _run(part, fit=replace(FIT, epochs=4))
+    a, meta_a = _net_arrays(tmp_path / "whole" / "value_net.npz")
+    b, meta_b = _net_arrays(part / "value_net.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and meta_a == meta_b
+    for key in ("train_loss", "held_out_loss_curve", "positions"):
+        assert whole[key] == again[key]
+
+
+def test_a_folder_keeps_its_data_parameters(tmp_path):
+    _run(tmp_path, games=3)
+    with pytest.raises(T.TrainError, match="playouts=4, not 8"):
+        _run(tmp_path, games=3, data=replace(DATA, playouts=8))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hidden", "64,x"], "--hidden: expected layer widths"),
+    (["--games", "0"], "--games: expected an integer >= 1, got 0"),
+    (["--holdout", "0.7"], "--holdout: expected a share between 0 and 0.5"),
+    (["--bot", "nosuchbot"], "nosuchbot"),
+    (["--address", "auto"], "--address: only with --backend ray"),
+])
+def test_bad_options_are_refused_in_one_line(tmp_path, args, message):
+    out = tmp_path / "gen"
+    r = run_cli("train", "--out", str(out), *args)
+    assert r.returncode == 2 and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
+# ---- the command, end to end --------------------------------------------------------
+
+TINY = ["--games", "8", "--chunk-games", "2", "--positions", "3", "--playouts", "4",
+        "--hidden", "8", "--epochs", "3", "--holdout", "0.3", "--seed", "2"]
+
+
+def _comparable(folder: Path) -> dict:
+    summary = json.loads((folder / "train.json").read_text())
+    for key in ("command", "timings", "sha256", "calibration"):
+        summary.pop(key)
+    return summary
+
+
+@pytest.mark.slow
+def test_the_command_killed_and_repeated_gives_the_same_files(tmp_path):
+    done = tmp_path / "done"
+    r = run_cli("train", "--out", str(done), *TINY, "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert "held-out loss" in r.stdout and "Brier" in r.stdout
+    killed = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "train", "--out", str(killed),
+                             *TINY], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (killed / "data" / "chunk-00001.npz").exists() and proc.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (killed / "train.json").exists()
+    r = run_cli("train", "--out", str(killed), *TINY)
+    assert r.returncode == 0, r.stderr
+    a, meta_a = _net_arrays(done / "value_net.npz")
+    b, meta_b = _net_arrays(killed / "value_net.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert {k: v for k, v in meta_a.items() if k != "command"} == \
+        {k: v for k, v in meta_b.items() if k != "command"}
+    assert _comparable(done) == _comparable(killed)
+
+
+@pytest.mark.slow
+def test_the_ray_backend_makes_the_same_data(tmp_path):
+    pytest.importorskip("ray")
+    args = ["--games", "4", "--chunk-games", "2", "--positions", "2", "--playouts", "2",
+            "--hidden", "4", "--epochs", "1", "--holdout", "0.4", "--seed", "3"]
+    local, ray = tmp_path / "local", tmp_path / "ray"
+    assert run_cli("train", "--out", str(local), *args).returncode == 0
+    r = run_cli("train", "--out", str(ray), *args, "--backend", "ray", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    for i in range(2):
+        a = np.load(local / "data" / f"chunk-0000{i}.npz")
+        b = np.load(ray / "data" / f"chunk-0000{i}.npz")
+        for f in ("x", "game", "move", "result", "playouts", "exact", "check"):
+            assert np.array_equal(a[f], b[f], equal_nan=True)
+
+
+def test_a_folder_in_training_refuses_a_second_run(tmp_path):
+    from apps.tournament import FolderLock
+
+    with FolderLock(tmp_path, T.LOCK, "training"):
+        with pytest.raises(WildhornError, match="in use by another training run"):
+            _run(tmp_path, games=3)
+    assert not (tmp_path / T.LOCK).exists()
+
+
+def test_the_label_noise_is_the_playout_means_variance():
+    rows = {"playouts": np.array([0.5, 0.25, 1.0], np.float32),
+            "exact": np.array([np.nan, 0.3, np.nan], np.float32)}
+    assert T.label_noise(rows, "playouts", 5) == pytest.approx(
+        (0.25 / 4 + 0.1875 / 4 + 0) / 3, abs=1e-6)
+    assert T.label_noise(rows, "exact-first", 5) == pytest.approx((0.25 / 4) / 3, abs=1e-6)
+    assert T.label_noise(rows, "root-first", 5) is None
