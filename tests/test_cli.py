@@ -54,7 +54,7 @@ def test_demo_narrates_through_the_narrator():
 # every subcommand, and whether it takes a seed (then its default must be stated)
 SUBCOMMANDS = {"demo": "1", "advise": "0", "bots": None, "export": None, "cards": None,
                "schema": None, "random-states": "0", "play": "random", "serve": "random",
-               "bench": None, "engine": "0", "tournament": "0"}
+               "bench": None, "engine": "0", "tournament": "0", "train": "0"}
 
 
 def test_every_subcommand_has_a_description_with_its_seed_default():
