@@ -8,7 +8,7 @@ transposition table keyed by the complete packed position.
 
 from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
 
-from solver._core cimport Config, State
+from solver._core cimport NCARDS, Config, State
 
 cdef enum:
     KEY_BYTES = 80             # bytes of a packed position (pack_key)
@@ -24,6 +24,13 @@ ctypedef struct Entry:
     int16_t move               # the best action found at a decision node (-1: none), tried first
 
 
+ctypedef struct Groups:
+    uint8_t order[NCARDS]      # every card slot, group by group (a group: cards whose data are equal)
+    uint8_t start[NCARDS + 1]  # group k is order[start[k]:start[k + 1]]
+    uint8_t rep[NCARDS]        # per card, the first card of its group (its name in a canonical key)
+    int count                  # groups
+
+
 ctypedef struct Table:
     Entry* slots               # cap entries, in buckets of BUCKET
     int64_t cap                # slots, a power of two (at least BUCKET)
@@ -34,12 +41,14 @@ ctypedef struct Table:
     int64_t evictions          # positions overwritten by another one
 
 
-cdef int pack_key(const State* s, uint8_t* out) noexcept nogil
+cdef void make_groups(const Config* c, bint merge, Groups* g) noexcept nogil
+cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil
 cdef bint in_solvable_region(const Config* c, const State* s) noexcept nogil
 
 
 cdef class Solver:
     cdef Table table           # the transposition table (kept across solve calls)
+    cdef Groups groups         # how cards are keyed: interchangeable ones merged if canonical
     cdef readonly long long nodes      # positions visited by the last solve
     cdef long long max_nodes           # node budget of the current solve (0: none)
     cdef long long next_check          # node count at which the clock is read next
@@ -48,6 +57,7 @@ cdef class Solver:
     cdef readonly bint aborted         # 1 if the last solve ran out of its budget
     cdef readonly bint ordering        # 1: the table's remembered best action searched first
     cdef readonly bint bounds          # 1: alpha-beta / star1 cut-offs (0: plain expectimax)
+    cdef readonly bint canonical       # 1: positions equal up to swapping identical cards share a key
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
     cdef double _value(self, const Config* c, const State* s, double alpha,
                        double beta) noexcept nogil

@@ -82,22 +82,86 @@ cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     return x
 
 
-cdef int pack_key(const State* s, uint8_t* out) noexcept nogil:
+cdef bint _same_data(const Config* c, int a, int b) noexcept nogil:
+    """True if cards a and b have the same owner and the same data in every
+    field the rules read after the setup (R27, without the START mark,
+    which only says where a card begins)."""
+    return (c.present[a] == c.present[b] and c.side[a] == c.side[b]
+            and c.kind[a] == c.kind[b] and c.bullets[a] == c.bullets[b]
+            and c.move[a] == c.move[b] and c.attack[a] == c.attack[b]
+            and c.search[a] == c.search[b] and c.steal[a] == c.steal[b]
+            and c.command[a] == c.command[b] and c.volunteers[a] == c.volunteers[b]
+            and c.assistance[a] == c.assistance[b] and c.escort[a] == c.escort[b]
+            and c.effect[a] == c.effect[b])
+
+
+cdef void make_groups(const Config* c, bint merge, Groups* g) noexcept nogil:
+    """The groups of interchangeable cards (``merge``; a card of another
+    data set is never in the group), or one group per card (not ``merge``:
+    the key names every card by its number)."""
+    cdef uint8_t done[NCARDS]
+    cdef int a, b, n = 0
+    memset(done, 0, NCARDS)
+    g.count = 0
+    for a in range(NCARDS):
+        if done[a]:
+            continue
+        g.start[g.count] = <uint8_t>n
+        g.count += 1
+        for b in range(a, NCARDS):
+            if not done[b] and (b == a or (merge and _same_data(c, a, b))):
+                done[b] = 1
+                g.order[n] = <uint8_t>b
+                g.rep[b] = <uint8_t>a
+                n += 1
+    g.start[g.count] = <uint8_t>n
+
+
+cdef inline uint8_t _card_ref(const Groups* g, int card) noexcept nogil:
+    return 0xFF if card < 0 else g.rep[card]
+
+
+cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil:
     """Writes the position into ``KEY_BYTES`` bytes: per card its place,
-    exhausted and drawn flags; the fragments; the turn, step and chain; the
+    exhausted and drawn flags and its part in the action under way (its
+    card, target or defender); the fragments; the turn, step and chain; the
     action under resolution; the Rocket cards face up and the redraws used.
     Everything in ``State`` that the future can depend on: not the ``moves``
     counter (which nothing reads), the ``at`` masks (mirrors of ``loc``),
     the draw step's bookkeeping and Rocket order (constant in the solvable
-    region); the dice as the rules read them (see below).  Two positions
-    with the same key have the same legal actions, chance outcomes and
-    returns from there on.  Returns the bytes written."""
-    cdef int g, n = 0, k
-    cdef uint8_t bits = 0
+    region); the dice as the rules read them (see below).
+
+    The cards are written group by group (``make_groups``) and, within a
+    group, their bytes in increasing order, and the action's cards are
+    named by their group: so positions that differ only by which of two
+    interchangeable cards is where (R27) share a key.  Such positions have
+    the same value: the rules read a card's data, never its number, except
+    to offer one choice among interchangeable cards (R27), whose outcomes
+    are again such positions; with one group per card the key is the
+    position itself.  Two positions with the same key have the same value
+    from there on.  Returns the bytes written."""
+    cdef int i, j, k, n = 0, a, end
+    cdef uint8_t bits = 0, v
+    cdef uint8_t card[NCARDS]
     memset(out, 0, KEY_BYTES)
-    for g in range(NCARDS):
-        out[n] = <uint8_t>(s.loc[g] | (s.exhausted[g] << 3) | (s.drawn[g] << 4))
-        n += 1
+    for a in range(NCARDS):
+        card[a] = <uint8_t>(s.loc[a] | (s.exhausted[a] << 3) | (s.drawn[a] << 4))
+    if s.pend.card >= 0:
+        card[s.pend.card] |= 1 << 5
+    if s.pend.target >= 0:
+        card[s.pend.target] |= 1 << 6
+    if s.pend.defender >= 0:
+        card[s.pend.defender] |= 1 << 7
+    for k in range(g.count):
+        end = g.start[k + 1]
+        for i in range(g.start[k], end):     # insertion into the group's sorted run
+            v = card[g.order[i]]
+            j = i
+            while j > g.start[k] and out[j - 1] > v:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = v
+    n = NCARDS
     for k in range(6):
         out[n] = s.frag[k]
         n += 1
@@ -117,9 +181,9 @@ cdef int pack_key(const State* s, uint8_t* out) noexcept nogil:
     out[n] = <uint8_t>s.winner; n += 1
     out[n] = s.pend.kind; n += 1
     out[n] = s.pend.actor; n += 1
-    out[n] = <uint8_t>s.pend.card; n += 1
-    out[n] = <uint8_t>s.pend.target; n += 1
-    out[n] = <uint8_t>s.pend.defender; n += 1
+    out[n] = _card_ref(g, s.pend.card); n += 1
+    out[n] = _card_ref(g, s.pend.target); n += 1
+    out[n] = _card_ref(g, s.pend.defender); n += 1
     out[n] = s.pend.zone; n += 1
     # The dice and their modifiers are read only when the modifier window
     # closes (R15f, R16, R17: the attack's margin, or the Search/Spy total),
@@ -256,7 +320,9 @@ cdef class Solver:
     table (rounded down to a power of two; each takes ``sizeof(Entry)``,
     112 bytes); ``ordering``: search the table's remembered best action
     first; ``bounds``: alpha-beta and star1 cut-offs (off: plain expectimax
-    with the table, for measurements); ``clock``: the time source of the
+    with the table, for measurements); ``canonical``: positions that differ
+    only by swapping interchangeable cards share a table entry (``pack_key``;
+    off: every card keyed by its number); ``clock``: the time source of the
     deadline (a callable returning seconds)."""
 
     def __cinit__(self):
@@ -267,7 +333,7 @@ cdef class Solver:
         self.table.slots = NULL
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
-                 clock=None):
+                 bint canonical=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -275,6 +341,7 @@ cdef class Solver:
             raise MemoryError("endgame solver: cannot allocate the transposition table")
         self.ordering = ordering
         self.bounds = bounds
+        self.canonical = canonical
         self.clock = clock if clock is not None else time.perf_counter
 
     @property
@@ -339,7 +406,7 @@ cdef class Solver:
                 return 1.0
             if beta <= 0.0:
                 return 0.0
-        pack_key(s, key)
+        pack_key(s, &self.groups, key)
         h = _hash_key(key)
         e = _table_find(&self.table, h, key)
         if e != NULL:
@@ -503,6 +570,7 @@ cdef class Solver:
         self.max_nodes = max_nodes
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
+        make_groups(c, self.canonical, &self.groups)
         if is_chance(&root.s):
             n = chance_outcomes(c, &root.s, acts, probs)
             narrow = False
@@ -548,6 +616,7 @@ cdef class Solver:
         self.max_nodes = max_nodes
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
+        make_groups(&position.config.c, self.canonical, &self.groups)
         with nogil:
             v = self._value(&position.config.c, &position.s, alpha, beta)
         return (not self.aborted, v, self.nodes)
@@ -558,8 +627,21 @@ def solvable(Core core):
     return bool(in_solvable_region(&core.config.c, &core.s))
 
 
-def key_bytes(Core core):
-    """The packed position (``pack_key``) as bytes, for tests."""
+def key_bytes(Core core, bint canonical=False):
+    """The packed position (``pack_key``) as bytes, for tests: with every
+    card named by its number, or (``canonical``) interchangeable cards merged."""
     cdef uint8_t key[KEY_BYTES]
-    pack_key(&core.s, key)
+    cdef Groups groups
+    make_groups(&core.config.c, canonical, &groups)
+    pack_key(&core.s, &groups, key)
     return bytes(key[:KEY_BYTES])
+
+
+def card_groups(Core core, bint canonical=True):
+    """The groups ``pack_key`` keys cards by (``make_groups``), as tuples of
+    card slots: interchangeable cards together (``canonical``), else one
+    slot each."""
+    cdef Groups groups
+    make_groups(&core.config.c, canonical, &groups)
+    return [tuple(groups.order[i] for i in range(groups.start[k], groups.start[k + 1]))
+            for k in range(groups.count)]
