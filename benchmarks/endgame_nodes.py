@@ -25,12 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from apps.bench_endgame import SUITE, _distance_band, suite_cores  # noqa: E402
-from exact.endgame import Solver, solve  # noqa: E402
+from exact.endgame import DEFAULT_TABLE_ENTRIES, Solver, solve  # noqa: E402
 
 SETTINGS = {                     # name: the Solver switches turned off
     "all": {},
     "no_canonical": {"canonical": False},
     "no_ordering": {"ordering": False},
+    "no_history": {"history": False},
 }
 
 
@@ -41,8 +42,9 @@ def sample(suite_path: Path, positions: int) -> list:
     return cores[::step][:positions] if positions else cores
 
 
-def measure(cores: list, switches: dict, max_nodes: int, log=print) -> dict:
-    engine = Solver(**switches)
+def measure(cores: list, switches: dict, max_nodes: int, table_entries: int,
+            log=print) -> dict:
+    engine = Solver(table_entries=table_entries, **switches)
     rows = []
     for n, (row, core) in enumerate(cores):
         out = {"game": row["game"], "index": row["index"], "from_end": row["from_end"]}
@@ -84,6 +86,7 @@ def main(argv=None) -> int:
     ap.add_argument("--suite", default=str(SUITE))
     ap.add_argument("--positions", type=int, default=40)
     ap.add_argument("--max-nodes", type=int, default=1_000_000)
+    ap.add_argument("--table-entries", type=int, default=DEFAULT_TABLE_ENTRIES)
     ap.add_argument("--settings", default=",".join(SETTINGS),
                     help="comma-separated names among " + ", ".join(SETTINGS))
     ap.add_argument("--out", default="results/endgame-nodes.json")
@@ -99,7 +102,7 @@ def main(argv=None) -> int:
     results = {}
     for name in names:
         print(f"{name}: {SETTINGS[name] or 'every mechanism on'}")
-        results[name] = measure(cores, SETTINGS[name], args.max_nodes)
+        results[name] = measure(cores, SETTINGS[name], args.max_nodes, args.table_entries)
         results[name]["summary"] = summary(results[name])
         print(f"{name}: {json.dumps(results[name]['summary'])}")
     common = [k for k in range(len(cores))
@@ -109,6 +112,7 @@ def main(argv=None) -> int:
     print(f"positions every setting solved: {len(common)}; their summed nodes: "
           + ", ".join(f"{n} {r['summary']['nodes_on_common']}" for n, r in results.items()))
     out = {"suite": args.suite, "positions": len(cores), "max_nodes": args.max_nodes,
+           "table_entries": args.table_entries,
            "common_positions": len(common), "settings": results,
            "seconds": round(time.time() - t0, 1),
            "command": " ".join(["python", *sys.argv])}

@@ -6,9 +6,9 @@ from solver._core), values being the Polish win probability in [0, 1], and a
 transposition table keyed by the complete packed position.
 """
 
-from libc.stdint cimport int16_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
-from solver._core cimport NCARDS, Config, State
+from solver._core cimport NCARDS, NUM_ACTIONS, PH_COUNT, Config, State
 
 cdef enum:
     KEY_BYTES = 80             # bytes of a packed position (pack_key)
@@ -22,6 +22,7 @@ ctypedef struct Entry:
     double hi                  # upper bound (lo == hi: exact)
     uint32_t work              # nodes the search below it took (replacement priority)
     int16_t move               # the best action found at a decision node (-1: none), tried first
+    uint16_t gen               # the table's generation when written (another: an empty slot)
 
 
 ctypedef struct Groups:
@@ -39,6 +40,7 @@ ctypedef struct Table:
     int64_t hits               # lookups that found their position
     int64_t stores             # entries written (new or updated)
     int64_t evictions          # positions overwritten by another one
+    uint16_t gen               # current generation (a clear starts a new one)
 
 
 cdef void make_groups(const Config* c, bint merge, Groups* g) noexcept nogil
@@ -58,6 +60,8 @@ cdef class Solver:
     cdef readonly bint ordering        # 1: the table's remembered best action searched first
     cdef readonly bint bounds          # 1: alpha-beta / star1 cut-offs (0: plain expectimax)
     cdef readonly bint canonical       # 1: positions equal up to swapping identical cards share a key
+    cdef readonly bint history         # 1: untried actions ordered by the cut-offs they gave elsewhere
+    cdef uint32_t hist[2][PH_COUNT][NUM_ACTIONS]  # per player and step, cut-off weight of each action (this solve)
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
     cdef double _value(self, const Config* c, const State* s, double alpha,
                        double beta) noexcept nogil
@@ -65,4 +69,6 @@ cdef class Solver:
                         double beta) noexcept nogil
     cdef double _decision(self, const Config* c, const State* s, double alpha,
                           double beta, int hint, int* move) noexcept nogil
+    cdef void _by_history(self, const State* s, int* order, int first, int m) noexcept nogil
+    cdef void _credit(self, const State* s, int action) noexcept nogil
     cdef bint _out_of_budget(self) noexcept nogil

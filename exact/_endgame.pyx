@@ -54,7 +54,7 @@ average over their outcomes weighted by their probabilities.
 Everything per node runs in C without the GIL.
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy, memset
 
@@ -250,7 +250,11 @@ cdef int _table_init(Table* t, int64_t cap) noexcept nogil:
 
 
 cdef void _table_clear(Table* t) noexcept nogil:
-    if t.slots != NULL:
+    """Forgets every entry: a new generation (entries of an older one are
+    empty slots), so a clear costs nothing however large the table; the
+    slots are zeroed only when the generation counter wraps."""
+    t.gen = <uint16_t>(t.gen + 1)
+    if t.gen == 0 and t.slots != NULL:
         memset(t.slots, 0, t.cap * sizeof(Entry))
     t.used = 0
     t.probes = 0
@@ -267,7 +271,7 @@ cdef Entry* _table_find(Table* t, uint64_t h, const uint8_t* key) noexcept nogil
     t.probes += 1
     for i in range(BUCKET):
         e = &t.slots[base + i]
-        if e.hash == h and memcmp(e.key, key, KEY_BYTES) == 0:
+        if e.hash == h and e.gen == t.gen and memcmp(e.key, key, KEY_BYTES) == 0:
             t.hits += 1
             return e
     return NULL
@@ -283,6 +287,8 @@ cdef void _table_store(Table* t, uint64_t h, const uint8_t* key, double lo, doub
     cdef Entry* victim = NULL
     for i in range(BUCKET):
         e = &t.slots[base + i]
+        if e.gen != t.gen:
+            e.hash = 0              # a slot of an older generation is empty
         if e.hash == h and memcmp(e.key, key, KEY_BYTES) == 0:
             if lo > e.lo:
                 e.lo = lo
@@ -304,6 +310,7 @@ cdef void _table_store(Table* t, uint64_t h, const uint8_t* key, double lo, doub
     else:
         t.evictions += 1
     victim.hash = h
+    victim.gen = t.gen
     memcpy(victim.key, key, KEY_BYTES)
     victim.lo = lo
     victim.hi = hi
@@ -333,7 +340,7 @@ cdef class Solver:
         self.table.slots = NULL
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
-                 bint canonical=True, clock=None):
+                 bint canonical=True, bint history=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -342,6 +349,7 @@ cdef class Solver:
         self.ordering = ordering
         self.bounds = bounds
         self.canonical = canonical
+        self.history = history
         self.clock = clock if clock is not None else time.perf_counter
 
     @property
@@ -469,6 +477,8 @@ cdef class Solver:
         else:
             memcpy(order, acts, n * sizeof(int))
             m = n
+        if self.history and n > 1:
+            self._by_history(s, order, 1 if order[0] == hint else 0, m)
         for k in range(m):
             child = s[0]
             apply_action(c, &child, order[k])
@@ -481,6 +491,7 @@ cdef class Solver:
                     move[0] = order[k]
                 if best >= beta and self.bounds:
                     self.cutoffs += 1
+                    self._credit(s, order[k])
                     break
             else:
                 v = self._value(c, &child, alpha, best if best < beta else beta)
@@ -491,8 +502,27 @@ cdef class Solver:
                     move[0] = order[k]
                 if best <= alpha and self.bounds:
                     self.cutoffs += 1
+                    self._credit(s, order[k])
                     break
         return best
+
+    cdef void _by_history(self, const State* s, int* order, int first, int m) noexcept nogil:
+        """Sorts ``order[first:m]`` by the actions' history weight, largest
+        first, keeping the legal order among equals (a stable insertion sort)."""
+        cdef uint32_t* w = self.hist[s.player][s.phase]
+        cdef int i, j, a
+        for i in range(first + 1, m):
+            a = order[i]
+            j = i
+            while j > first and w[order[j - 1]] < w[a]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = a
+
+    cdef inline void _credit(self, const State* s, int action) noexcept nogil:
+        """The history heuristic: ``action`` refuted the opponent's choice here."""
+        if self.history and self.hist[s.player][s.phase][action] < 0x7FFFFFFF:
+            self.hist[s.player][s.phase][action] += 1
 
     cdef double _chance(self, const Config* c, const State* s, double alpha,
                         double beta) noexcept nogil:
@@ -571,6 +601,7 @@ cdef class Solver:
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
         make_groups(c, self.canonical, &self.groups)
+        memset(self.hist, 0, sizeof(self.hist))
         if is_chance(&root.s):
             n = chance_outcomes(c, &root.s, acts, probs)
             narrow = False
@@ -617,6 +648,7 @@ cdef class Solver:
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
         make_groups(&position.config.c, self.canonical, &self.groups)
+        memset(self.hist, 0, sizeof(self.hist))
         with nogil:
             v = self._value(&position.config.c, &position.s, alpha, beta)
         return (not self.aborted, v, self.nodes)

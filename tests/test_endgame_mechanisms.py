@@ -20,7 +20,7 @@ from solver import Core
 from solver.game import make_config
 
 SUITE = Path(__file__).resolve().parent.parent / "results" / "endgame-suite.json"
-SWITCHES = ("canonical",)
+SWITCHES = ("canonical", "history")
 
 
 @cache
@@ -161,3 +161,19 @@ def test_each_mechanism_saves_nodes(switch):
         on += solve(core, solver=Solver(table_entries=1 << 16)).nodes
         off += solve(core, solver=Solver(table_entries=1 << 16, **{switch: False})).nodes
     assert on < off
+
+
+def test_a_cleared_table_is_a_new_table():
+    """``clear`` starts a new generation instead of zeroing the slots: a
+    solve after it visits exactly the nodes a new solver visits (nothing
+    of the earlier solves is read back), with the same values."""
+    rng = random.Random(3)
+    (_, first), (_, second) = quick_positions(2, rng)
+    used = Solver(table_entries=1 << 12)
+    solve(first, solver=used)
+    solve(second, solver=used, keep_table=True)
+    again = solve(first, solver=used)          # cleared first
+    assert used.table_stats()["used"] <= again.nodes
+    fresh = solve(first, solver=Solver(table_entries=1 << 12))
+    assert (again.nodes, again.probes, again.hits) == (fresh.nodes, fresh.probes, fresh.hits)
+    assert values(again) == values(fresh)
