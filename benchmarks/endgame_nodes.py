@@ -32,6 +32,7 @@ SETTINGS = {                     # name: the Solver switches turned off
     "no_canonical": {"canonical": False},
     "no_ordering": {"ordering": False},
     "no_history": {"history": False},
+    "no_merging": {"merging": False},
 }
 
 

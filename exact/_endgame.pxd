@@ -13,6 +13,8 @@ from solver._core cimport NCARDS, NUM_ACTIONS, PH_COUNT, Config, State
 cdef enum:
     KEY_BYTES = 80             # bytes of a packed position (pack_key)
     BUCKET = 4                 # slots per table bucket (replacement: least work)
+    MAX_LEAVES = 40            # outcomes of chained chance steps merged at once (two dice: 36)
+    MAX_CHAIN = 2              # chance steps in a row expanded together (an attack's two dice)
 
 
 ctypedef struct Entry:
@@ -23,6 +25,15 @@ ctypedef struct Entry:
     uint32_t work              # nodes the search below it took (replacement priority)
     int16_t move               # the best action found at a decision node (-1: none), tried first
     uint16_t gen               # the table's generation when written (another: an empty slot)
+
+
+ctypedef struct Leaf:
+    uint64_t hash              # hash of key; 0: the game is over there (value holds the result)
+    double p                   # probability of reaching it from the chance node
+    double value               # the Polish win probability at the game's end (hash 0)
+    int path[MAX_CHAIN]        # the chance outcomes leading to it (-1: none)
+    int depth                  # chance steps on the way
+    uint8_t key[KEY_BYTES]     # the position's key (pack_key)
 
 
 ctypedef struct Groups:
@@ -61,6 +72,7 @@ cdef class Solver:
     cdef readonly bint bounds          # 1: alpha-beta / star1 cut-offs (0: plain expectimax)
     cdef readonly bint canonical       # 1: positions equal up to swapping identical cards share a key
     cdef readonly bint history         # 1: untried actions ordered by the cut-offs they gave elsewhere
+    cdef readonly bint merging         # 1: chained chance steps expanded together, outcomes merged by key
     cdef uint32_t hist[2][PH_COUNT][NUM_ACTIONS]  # per player and step, cut-off weight of each action (this solve)
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
     cdef double _value(self, const Config* c, const State* s, double alpha,
@@ -69,6 +81,10 @@ cdef class Solver:
                         double beta) noexcept nogil
     cdef double _decision(self, const Config* c, const State* s, double alpha,
                           double beta, int hint, int* move) noexcept nogil
+    cdef double _chance_plain(self, const Config* c, const State* s, double alpha,
+                              double beta) noexcept nogil
+    cdef int _expand(self, const Config* c, const State* s, double p, Leaf* leaves, int* n,
+                     int depth) noexcept nogil
     cdef void _by_history(self, const State* s, int* order, int first, int m) noexcept nogil
     cdef void _credit(self, const State* s, int action) noexcept nogil
     cdef bint _out_of_budget(self) noexcept nogil

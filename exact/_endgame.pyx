@@ -340,7 +340,7 @@ cdef class Solver:
         self.table.slots = NULL
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
-                 bint canonical=True, bint history=True, clock=None):
+                 bint canonical=True, bint history=True, bint merging=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -350,6 +350,7 @@ cdef class Solver:
         self.bounds = bounds
         self.canonical = canonical
         self.history = history
+        self.merging = merging
         self.clock = clock if clock is not None else time.perf_counter
 
     @property
@@ -527,7 +528,120 @@ cdef class Solver:
     cdef double _chance(self, const Config* c, const State* s, double alpha,
                         double beta) noexcept nogil:
         """Star1 (Ballard 1983): the outcomes in turn, each searched in the
-        window that could still move the average into (alpha, beta)."""
+        window that could still move the average into (alpha, beta).
+
+        With ``merging``, the chance steps that follow each other (the two
+        dice of an attack) are expanded together and the outcomes whose
+        positions share a key (``pack_key``: say, the same attack margin,
+        or the same success) are one outcome with the summed probability;
+        the game's end is read at once; the merged outcomes are searched most
+        probable first.  Positions with one key have one value, so the
+        average is the same."""
+        cdef Leaf leaves[MAX_LEAVES]
+        cdef int n = 0, k, i, j, order[MAX_LEAVES], m = 0
+        cdef double done = 0.0, rest = 1.0, p, v, a, b
+        cdef State child
+        if not self.merging or self._expand(c, s, 1.0, leaves, &n, 0) < 0:
+            return self._chance_plain(c, s, alpha, beta)
+        for k in range(n):          # the game's end is known: its share is done
+            if leaves[k].hash == 0:
+                done += leaves[k].p * leaves[k].value
+                rest -= leaves[k].p
+                continue
+            for j in range(m):
+                i = order[j]
+                if leaves[i].hash == leaves[k].hash and \
+                        memcmp(leaves[i].key, leaves[k].key, KEY_BYTES) == 0:
+                    leaves[i].p += leaves[k].p
+                    break
+            else:
+                order[m] = k
+                m += 1
+        for k in range(1, m):       # most probable first (stable)
+            i = order[k]
+            j = k
+            while j > 0 and leaves[order[j - 1]].p < leaves[i].p:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+        if rest < 1e-12:
+            rest = 0.0
+        for k in range(m):
+            i = order[k]
+            p = leaves[i].p
+            rest -= p
+            if rest < 1e-12:
+                rest = 0.0
+            a = (alpha - done - rest) / p
+            b = (beta - done) / p
+            if self.bounds:
+                if a >= 1.0:
+                    self.cutoffs += 1
+                    return done + p + rest
+                if b <= 0.0:
+                    self.cutoffs += 1
+                    return done
+            child = s[0]
+            for j in range(leaves[i].depth):
+                apply_action(c, &child, leaves[i].path[j])
+            v = self._value(c, &child, a, b)
+            if self.aborted:
+                return 0.0
+            done += p * v
+            if self.bounds:
+                if v >= b:
+                    self.cutoffs += 1
+                    return done
+                if v <= a:
+                    self.cutoffs += 1
+                    return done + rest
+        return done
+
+    cdef int _expand(self, const Config* c, const State* s, double p, Leaf* leaves, int* n,
+                     int depth) noexcept nogil:
+        """Appends the positions after the chance steps from ``s`` (each
+        outcome, and the outcomes of a chance step that follows) to
+        ``leaves``, with their probabilities (``p`` times), keys, or value
+        at the game's end (hash 0); -1 if they do not fit."""
+        cdef int acts[NUM_ACTIONS]
+        cdef double probs[NUM_ACTIONS]
+        cdef int count = chance_outcomes(c, s, acts, probs), k, j, first
+        cdef State child
+        cdef Leaf* leaf
+        if depth >= MAX_CHAIN:
+            return -1
+        for k in range(count):
+            child = s[0]
+            apply_action(c, &child, acts[k])
+            if is_chance(&child) and not is_terminal(&child):
+                self.nodes += 1             # visited on the way
+                first = n[0]
+                if self._expand(c, &child, p * probs[k], leaves, n, depth + 1) < 0:
+                    return -1
+                for j in range(first, n[0]):
+                    leaves[j].path[depth] = acts[k]
+                continue
+            if n[0] >= MAX_LEAVES:
+                return -1
+            leaf = &leaves[n[0]]
+            n[0] += 1
+            leaf.p = p * probs[k]
+            leaf.depth = depth + 1
+            for j in range(MAX_CHAIN):
+                leaf.path[j] = -1
+            leaf.path[depth] = acts[k]
+            if is_terminal(&child):
+                self.nodes += 1
+                leaf.hash = 0
+                leaf.value = (returns_of(&child, 0) + 1.0) * 0.5
+            else:
+                pack_key(&child, &self.groups, leaf.key)
+                leaf.hash = _hash_key(leaf.key)
+        return 0
+
+    cdef double _chance_plain(self, const Config* c, const State* s, double alpha,
+                              double beta) noexcept nogil:
+        """Star1 over the outcomes as the core lists them (no merging)."""
         cdef int acts[NUM_ACTIONS]
         cdef double probs[NUM_ACTIONS]
         cdef int n = chance_outcomes(c, s, acts, probs), k
