@@ -538,7 +538,8 @@ cdef class Solver:
         probable first.  Positions with one key have one value, so the
         average is the same."""
         cdef Leaf leaves[MAX_LEAVES]
-        cdef int n = 0, k, i, j, order[MAX_LEAVES], m = 0
+        cdef int n = 0, k, i, j, m = 0
+        cdef int order[MAX_LEAVES]
         cdef double done = 0.0, rest = 1.0, p, v, a, b
         cdef State child
         if not self.merging or self._expand(c, s, 1.0, leaves, &n, 0) < 0:
@@ -602,7 +603,8 @@ cdef class Solver:
         """Appends the positions after the chance steps from ``s`` (each
         outcome, and the outcomes of a chance step that follows) to
         ``leaves``, with their probabilities (``p`` times), keys, or value
-        at the game's end (hash 0); -1 if they do not fit."""
+        at the game's end (hash 0); -1 if they do not fit, or once the
+        budget is spent (the plain search then stops at once)."""
         cdef int acts[NUM_ACTIONS]
         cdef double probs[NUM_ACTIONS]
         cdef int count = chance_outcomes(c, s, acts, probs), k, j, first
@@ -613,6 +615,8 @@ cdef class Solver:
         for k in range(count):
             child = s[0]
             apply_action(c, &child, acts[k])
+            if self._out_of_budget():
+                return -1
             if is_chance(&child) and not is_terminal(&child):
                 self.nodes += 1             # visited on the way
                 first = n[0]
