@@ -81,8 +81,9 @@ cdef class Solver:
                         double beta) noexcept nogil
     cdef double _decision(self, const Config* c, const State* s, double alpha,
                           double beta, int hint, int* move) noexcept nogil
-    cdef double _chance_plain(self, const Config* c, const State* s, double alpha,
-                              double beta) noexcept nogil
+    cdef double _star1(self, const Config* c, const State* s, double alpha, double beta,
+                       int m, const Leaf* leaves, const int* order, const int* acts,
+                       const double* probs, double done, double rest) noexcept nogil
     cdef int _expand(self, const Config* c, const State* s, double p, Leaf* leaves, int* n,
                      int depth) noexcept nogil
     cdef void _by_history(self, const State* s, int* order, int first, int m) noexcept nogil

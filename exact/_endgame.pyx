@@ -36,17 +36,34 @@ average over their outcomes weighted by their probabilities.
   empty window (alpha at 1 or beta at 0) returns at once.  A result
   inside the caller's window is exact; one at or below alpha an upper bound,
   one at or above beta a lower bound.
-* **Transposition table.**  Keyed by the complete position packed into
+* **Merged chance steps** (``merging``).  Chance steps that follow each
+  other (an attack's two dice) are expanded together; outcomes whose
+  positions share a key are one outcome with the summed probability (36
+  pairs of dice give at most 11 attack margins, often just success or
+  failure), the game's end is read at once, and star1 runs over the merged
+  outcomes, the most probable first.
+* **Transposition table.**  Keyed by the position packed into
   ``KEY_BYTES`` bytes (``pack_key``: every field of ``State`` that the
   future can depend on, the ``moves`` counter aside), compared in full on
   every hit, so a hash collision can never merge two positions; an entry
-  holds a lower and an upper bound.  Buckets of ``BUCKET`` slots; a new
-  position replaces the one whose search took the least work.
+  holds a lower and an upper bound.  With ``canonical``, cards are keyed
+  by their group of interchangeable cards (same owner and data, R27; the
+  START mark aside), so positions that differ only by which identical card
+  is where share an entry (see ``pack_key`` for why their values are
+  equal).  Buckets of ``BUCKET`` slots; a new position replaces the one
+  whose search took the least work; a clear starts a new generation
+  instead of zeroing the slots.
 * **Move ordering.**  The best action the table remembers for a position
-  (from a search with another window) is searched first.  Putting the
-  heuristic bot's preferred actions first as well was tried (docs/endgame.md):
-  it did not solve more positions and cost time per node, so it is not
-  done (and ``exact`` imports only the engine).
+  (from a search with another window) is searched first (``ordering``),
+  then the others by the history heuristic (``history``: how many cut-offs
+  each action gave at the same player's step of the same kind in this
+  solve), in the legal order among equals.  Putting the heuristic bot's
+  preferred actions first as well was tried (docs/endgame.md): it did not
+  solve more positions and cost time per node, so it is not done (and
+  ``exact`` imports only the engine).  Looking every child up in the table
+  before searching any (enhanced transposition cut-offs) was tried too:
+  10% fewer nodes on one of the 40 sample positions, the same on the
+  others, so it is not done.
 * **Budget.**  A node cap and a deadline on an injectable clock (read every
   ``CLOCK_EVERY`` nodes, with the GIL); when either is reached the search
   stops, stores nothing more, and the solve is reported incomplete.
@@ -329,8 +346,12 @@ cdef class Solver:
     first; ``bounds``: alpha-beta and star1 cut-offs (off: plain expectimax
     with the table, for measurements); ``canonical``: positions that differ
     only by swapping interchangeable cards share a table entry (``pack_key``;
-    off: every card keyed by its number); ``clock``: the time source of the
-    deadline (a callable returning seconds)."""
+    off: every card keyed by its number); ``history``: the other actions
+    ordered by the cut-offs they gave (the history heuristic); ``merging``:
+    chained chance steps expanded together and their outcomes merged by key;
+    ``clock``: the time source of the deadline (a callable returning
+    seconds).  The switches are for measurements
+    (benchmarks/endgame_nodes.py) and tests: each keeps the values exact."""
 
     def __cinit__(self):
         self.table.slots = NULL
@@ -540,10 +561,12 @@ cdef class Solver:
         cdef Leaf leaves[MAX_LEAVES]
         cdef int n = 0, k, i, j, m = 0
         cdef int order[MAX_LEAVES]
-        cdef double done = 0.0, rest = 1.0, p, v, a, b
-        cdef State child
+        cdef double done = 0.0, rest = 1.0
+        cdef int acts[NUM_ACTIONS]
+        cdef double probs[NUM_ACTIONS]
         if not self.merging or self._expand(c, s, 1.0, leaves, &n, 0) < 0:
-            return self._chance_plain(c, s, alpha, beta)
+            n = chance_outcomes(c, s, acts, probs)
+            return self._star1(c, s, alpha, beta, n, NULL, NULL, acts, probs, 0.0, 1.0)
         for k in range(n):          # the game's end is known: its share is done
             if leaves[k].hash == 0:
                 done += leaves[k].p * leaves[k].value
@@ -565,38 +588,7 @@ cdef class Solver:
                 order[j] = order[j - 1]
                 j -= 1
             order[j] = i
-        if rest < 1e-12:
-            rest = 0.0
-        for k in range(m):
-            i = order[k]
-            p = leaves[i].p
-            rest -= p
-            if rest < 1e-12:
-                rest = 0.0
-            a = (alpha - done - rest) / p
-            b = (beta - done) / p
-            if self.bounds:
-                if a >= 1.0:
-                    self.cutoffs += 1
-                    return done + p + rest
-                if b <= 0.0:
-                    self.cutoffs += 1
-                    return done
-            child = s[0]
-            for j in range(leaves[i].depth):
-                apply_action(c, &child, leaves[i].path[j])
-            v = self._value(c, &child, a, b)
-            if self.aborted:
-                return 0.0
-            done += p * v
-            if self.bounds:
-                if v >= b:
-                    self.cutoffs += 1
-                    return done
-                if v <= a:
-                    self.cutoffs += 1
-                    return done + rest
-        return done
+        return self._star1(c, s, alpha, beta, m, leaves, order, NULL, NULL, done, rest)
 
     cdef int _expand(self, const Config* c, const State* s, double p, Leaf* leaves, int* n,
                      int depth) noexcept nogil:
@@ -643,16 +635,20 @@ cdef class Solver:
                 leaf.hash = _hash_key(leaf.key)
         return 0
 
-    cdef double _chance_plain(self, const Config* c, const State* s, double alpha,
-                              double beta) noexcept nogil:
-        """Star1 over the outcomes as the core lists them (no merging)."""
-        cdef int acts[NUM_ACTIONS]
-        cdef double probs[NUM_ACTIONS]
-        cdef int n = chance_outcomes(c, s, acts, probs), k
-        cdef double done = 0.0, rest = 1.0, p, v, a, b
+    cdef double _star1(self, const Config* c, const State* s, double alpha, double beta,
+                       int m, const Leaf* leaves, const int* order, const int* acts,
+                       const double* probs, double done, double rest) noexcept nogil:
+        """Star1 over ``m`` outcomes: the merged ``leaves`` in ``order``, or
+        (``leaves`` NULL) the core's outcomes ``acts`` with ``probs``;
+        ``done``: the average's part already known, ``rest`` the probability
+        of the outcomes to search."""
+        cdef int k, j
+        cdef double p, v, a, b
         cdef State child
-        for k in range(n):
-            p = probs[k]
+        if rest < 1e-12:
+            rest = 0.0
+        for k in range(m):
+            p = leaves[order[k]].p if leaves != NULL else probs[k]
             rest -= p
             if rest < 1e-12:
                 rest = 0.0
@@ -666,7 +662,11 @@ cdef class Solver:
                     self.cutoffs += 1
                     return done
             child = s[0]
-            apply_action(c, &child, acts[k])
+            if leaves != NULL:
+                for j in range(leaves[order[k]].depth):
+                    apply_action(c, &child, leaves[order[k]].path[j])
+            else:
+                apply_action(c, &child, acts[k])
             v = self._value(c, &child, a, b)
             if self.aborted:
                 return 0.0
