@@ -312,15 +312,16 @@ def python_expectimax(state: pyspiel.State, counter: list[int], cap: int = 0) ->
 
 def c_vs_python(count: int = 6, seed: int = 3, log: Callable[[str], None] = lambda _: None
                 ) -> dict[str, Any]:
-    """Nodes per second: the C solver as a plain expectimax (no cut-offs;
-    its table still merges transpositions, so it visits fewer nodes) and a
+    """Nodes per second: the C solver as a plain expectimax (no cut-offs,
+    no merged dice, so a node is one position as in Python; its table still
+    merges transpositions, so it visits fewer nodes) and a
     plain Python expectimax over pyspiel states, on the same positions of
     the small variant (a few random moves after the Rocket card, at most
     200,000 Python nodes), one run; medians and their ratio."""
     game = pyspiel.load_game("wildhorn", {"variant": "small"})
     rng = random.Random(seed)
     c_rates, py_rates, agree = [], [], True
-    plain = Solver(bounds=False, ordering=False)
+    plain = Solver(bounds=False, ordering=False, history=False, merging=False)
     tries = 0
     while len(c_rates) < count and tries < 500:
         tries += 1

@@ -36,17 +36,34 @@ average over their outcomes weighted by their probabilities.
   empty window (alpha at 1 or beta at 0) returns at once.  A result
   inside the caller's window is exact; one at or below alpha an upper bound,
   one at or above beta a lower bound.
-* **Transposition table.**  Keyed by the complete position packed into
+* **Merged chance steps** (``merging``).  Chance steps that follow each
+  other (an attack's two dice) are expanded together; outcomes whose
+  positions share a key are one outcome with the summed probability (36
+  pairs of dice give at most 11 attack margins, often just success or
+  failure), the game's end is read at once, and star1 runs over the merged
+  outcomes, the most probable first.
+* **Transposition table.**  Keyed by the position packed into
   ``KEY_BYTES`` bytes (``pack_key``: every field of ``State`` that the
   future can depend on, the ``moves`` counter aside), compared in full on
   every hit, so a hash collision can never merge two positions; an entry
-  holds a lower and an upper bound.  Buckets of ``BUCKET`` slots; a new
-  position replaces the one whose search took the least work.
+  holds a lower and an upper bound.  With ``canonical``, cards are keyed
+  by their group of interchangeable cards (same owner and data, R27; the
+  START mark aside), so positions that differ only by which identical card
+  is where share an entry (see ``pack_key`` for why their values are
+  equal).  Buckets of ``BUCKET`` slots; a new position replaces the one
+  whose search took the least work; a clear starts a new generation
+  instead of zeroing the slots.
 * **Move ordering.**  The best action the table remembers for a position
-  (from a search with another window) is searched first.  Putting the
-  heuristic bot's preferred actions first as well was tried (docs/endgame.md):
-  it did not solve more positions and cost time per node, so it is not
-  done (and ``exact`` imports only the engine).
+  (from a search with another window) is searched first (``ordering``),
+  then the others by the history heuristic (``history``: how many cut-offs
+  each action gave at the same player's step of the same kind in this
+  solve), in the legal order among equals.  Putting the heuristic bot's
+  preferred actions first as well was tried (docs/endgame.md): it did not
+  solve more positions and cost time per node, so it is not done (and
+  ``exact`` imports only the engine).  Looking every child up in the table
+  before searching any (enhanced transposition cut-offs) was tried too:
+  10% fewer nodes on one of the 40 sample positions, the same on the
+  others, so it is not done.
 * **Budget.**  A node cap and a deadline on an injectable clock (read every
   ``CLOCK_EVERY`` nodes, with the GIL); when either is reached the search
   stops, stores nothing more, and the solve is reported incomplete.
@@ -54,7 +71,7 @@ average over their outcomes weighted by their probabilities.
 Everything per node runs in C without the GIL.
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy, memset
 
@@ -82,22 +99,86 @@ cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     return x
 
 
-cdef int pack_key(const State* s, uint8_t* out) noexcept nogil:
+cdef bint _same_data(const Config* c, int a, int b) noexcept nogil:
+    """True if cards a and b have the same owner and the same data in every
+    field the rules read after the setup (R27, without the START mark,
+    which only says where a card begins)."""
+    return (c.present[a] == c.present[b] and c.side[a] == c.side[b]
+            and c.kind[a] == c.kind[b] and c.bullets[a] == c.bullets[b]
+            and c.move[a] == c.move[b] and c.attack[a] == c.attack[b]
+            and c.search[a] == c.search[b] and c.steal[a] == c.steal[b]
+            and c.command[a] == c.command[b] and c.volunteers[a] == c.volunteers[b]
+            and c.assistance[a] == c.assistance[b] and c.escort[a] == c.escort[b]
+            and c.effect[a] == c.effect[b])
+
+
+cdef void make_groups(const Config* c, bint merge, Groups* g) noexcept nogil:
+    """The groups of interchangeable cards (``merge``; a card of another
+    data set is never in the group), or one group per card (not ``merge``:
+    the key names every card by its number)."""
+    cdef uint8_t done[NCARDS]
+    cdef int a, b, n = 0
+    memset(done, 0, NCARDS)
+    g.count = 0
+    for a in range(NCARDS):
+        if done[a]:
+            continue
+        g.start[g.count] = <uint8_t>n
+        g.count += 1
+        for b in range(a, NCARDS):
+            if not done[b] and (b == a or (merge and _same_data(c, a, b))):
+                done[b] = 1
+                g.order[n] = <uint8_t>b
+                g.rep[b] = <uint8_t>a
+                n += 1
+    g.start[g.count] = <uint8_t>n
+
+
+cdef inline uint8_t _card_ref(const Groups* g, int card) noexcept nogil:
+    return 0xFF if card < 0 else g.rep[card]
+
+
+cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil:
     """Writes the position into ``KEY_BYTES`` bytes: per card its place,
-    exhausted and drawn flags; the fragments; the turn, step and chain; the
+    exhausted and drawn flags and its part in the action under way (its
+    card, target or defender); the fragments; the turn, step and chain; the
     action under resolution; the Rocket cards face up and the redraws used.
     Everything in ``State`` that the future can depend on: not the ``moves``
     counter (which nothing reads), the ``at`` masks (mirrors of ``loc``),
     the draw step's bookkeeping and Rocket order (constant in the solvable
-    region); the dice as the rules read them (see below).  Two positions
-    with the same key have the same legal actions, chance outcomes and
-    returns from there on.  Returns the bytes written."""
-    cdef int g, n = 0, k
-    cdef uint8_t bits = 0
+    region); the dice as the rules read them (see below).
+
+    The cards are written group by group (``make_groups``) and, within a
+    group, their bytes in increasing order, and the action's cards are
+    named by their group: so positions that differ only by which of two
+    interchangeable cards is where (R27) share a key.  Such positions have
+    the same value: the rules read a card's data, never its number, except
+    to offer one choice among interchangeable cards (R27), whose outcomes
+    are again such positions; with one group per card the key is the
+    position itself.  Two positions with the same key have the same value
+    from there on.  Returns the bytes written."""
+    cdef int i, j, k, n = 0, a, end
+    cdef uint8_t bits = 0, v
+    cdef uint8_t card[NCARDS]
     memset(out, 0, KEY_BYTES)
-    for g in range(NCARDS):
-        out[n] = <uint8_t>(s.loc[g] | (s.exhausted[g] << 3) | (s.drawn[g] << 4))
-        n += 1
+    for a in range(NCARDS):
+        card[a] = <uint8_t>(s.loc[a] | (s.exhausted[a] << 3) | (s.drawn[a] << 4))
+    if s.pend.card >= 0:
+        card[s.pend.card] |= 1 << 5
+    if s.pend.target >= 0:
+        card[s.pend.target] |= 1 << 6
+    if s.pend.defender >= 0:
+        card[s.pend.defender] |= 1 << 7
+    for k in range(g.count):
+        end = g.start[k + 1]
+        for i in range(g.start[k], end):     # insertion into the group's sorted run
+            v = card[g.order[i]]
+            j = i
+            while j > g.start[k] and out[j - 1] > v:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = v
+    n = NCARDS
     for k in range(6):
         out[n] = s.frag[k]
         n += 1
@@ -117,9 +198,9 @@ cdef int pack_key(const State* s, uint8_t* out) noexcept nogil:
     out[n] = <uint8_t>s.winner; n += 1
     out[n] = s.pend.kind; n += 1
     out[n] = s.pend.actor; n += 1
-    out[n] = <uint8_t>s.pend.card; n += 1
-    out[n] = <uint8_t>s.pend.target; n += 1
-    out[n] = <uint8_t>s.pend.defender; n += 1
+    out[n] = _card_ref(g, s.pend.card); n += 1
+    out[n] = _card_ref(g, s.pend.target); n += 1
+    out[n] = _card_ref(g, s.pend.defender); n += 1
     out[n] = s.pend.zone; n += 1
     # The dice and their modifiers are read only when the modifier window
     # closes (R15f, R16, R17: the attack's margin, or the Search/Spy total),
@@ -174,19 +255,27 @@ cdef inline uint64_t _hash_key(const uint8_t* key) noexcept nogil:
 # ---- the transposition table ---------------------------------------------------
 
 cdef int _table_init(Table* t, int64_t cap) noexcept nogil:
-    cdef int64_t size = BUCKET
+    cdef int64_t size = BUCKET, i
     while size * 2 <= cap:
         size *= 2
     memset(t, 0, sizeof(Table))
     t.slots = <Entry*>calloc(size, sizeof(Entry))
     if t.slots == NULL:
         return -1
+    # every page written now (a store the compiler cannot drop, unlike a zero
+    # memset after calloc), so that no timed solve pays for its first touch
+    for i in range(size):
+        t.slots[i].move = -1
     t.cap = size
     return 0
 
 
 cdef void _table_clear(Table* t) noexcept nogil:
-    if t.slots != NULL:
+    """Forgets every entry: a new generation (entries of an older one are
+    empty slots), so a clear costs nothing however large the table; the
+    slots are zeroed only when the generation counter wraps."""
+    t.gen = <uint16_t>(t.gen + 1)
+    if t.gen == 0 and t.slots != NULL:
         memset(t.slots, 0, t.cap * sizeof(Entry))
     t.used = 0
     t.probes = 0
@@ -203,7 +292,7 @@ cdef Entry* _table_find(Table* t, uint64_t h, const uint8_t* key) noexcept nogil
     t.probes += 1
     for i in range(BUCKET):
         e = &t.slots[base + i]
-        if e.hash == h and memcmp(e.key, key, KEY_BYTES) == 0:
+        if e.hash == h and e.gen == t.gen and memcmp(e.key, key, KEY_BYTES) == 0:
             t.hits += 1
             return e
     return NULL
@@ -219,6 +308,8 @@ cdef void _table_store(Table* t, uint64_t h, const uint8_t* key, double lo, doub
     cdef Entry* victim = NULL
     for i in range(BUCKET):
         e = &t.slots[base + i]
+        if e.gen != t.gen:
+            e.hash = 0              # a slot of an older generation is empty
         if e.hash == h and memcmp(e.key, key, KEY_BYTES) == 0:
             if lo > e.lo:
                 e.lo = lo
@@ -240,6 +331,7 @@ cdef void _table_store(Table* t, uint64_t h, const uint8_t* key, double lo, doub
     else:
         t.evictions += 1
     victim.hash = h
+    victim.gen = t.gen
     memcpy(victim.key, key, KEY_BYTES)
     victim.lo = lo
     victim.hi = hi
@@ -256,8 +348,14 @@ cdef class Solver:
     table (rounded down to a power of two; each takes ``sizeof(Entry)``,
     112 bytes); ``ordering``: search the table's remembered best action
     first; ``bounds``: alpha-beta and star1 cut-offs (off: plain expectimax
-    with the table, for measurements); ``clock``: the time source of the
-    deadline (a callable returning seconds)."""
+    with the table, for measurements); ``canonical``: positions that differ
+    only by swapping interchangeable cards share a table entry (``pack_key``;
+    off: every card keyed by its number); ``history``: the other actions
+    ordered by the cut-offs they gave (the history heuristic); ``merging``:
+    chained chance steps expanded together and their outcomes merged by key;
+    ``clock``: the time source of the deadline (a callable returning
+    seconds).  The switches are for measurements
+    (benchmarks/endgame_nodes.py) and tests: each keeps the values exact."""
 
     def __cinit__(self):
         self.table.slots = NULL
@@ -267,7 +365,7 @@ cdef class Solver:
         self.table.slots = NULL
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
-                 clock=None):
+                 bint canonical=True, bint history=True, bint merging=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -275,6 +373,9 @@ cdef class Solver:
             raise MemoryError("endgame solver: cannot allocate the transposition table")
         self.ordering = ordering
         self.bounds = bounds
+        self.canonical = canonical
+        self.history = history
+        self.merging = merging
         self.clock = clock if clock is not None else time.perf_counter
 
     @property
@@ -339,7 +440,7 @@ cdef class Solver:
                 return 1.0
             if beta <= 0.0:
                 return 0.0
-        pack_key(s, key)
+        pack_key(s, &self.groups, key)
         h = _hash_key(key)
         e = _table_find(&self.table, h, key)
         if e != NULL:
@@ -402,6 +503,8 @@ cdef class Solver:
         else:
             memcpy(order, acts, n * sizeof(int))
             m = n
+        if self.history and n > 1:
+            self._by_history(s, order, 1 if order[0] == hint else 0, m)
         for k in range(m):
             child = s[0]
             apply_action(c, &child, order[k])
@@ -414,6 +517,7 @@ cdef class Solver:
                     move[0] = order[k]
                 if best >= beta and self.bounds:
                     self.cutoffs += 1
+                    self._credit(s, order[k])
                     break
             else:
                 v = self._value(c, &child, alpha, best if best < beta else beta)
@@ -424,20 +528,131 @@ cdef class Solver:
                     move[0] = order[k]
                 if best <= alpha and self.bounds:
                     self.cutoffs += 1
+                    self._credit(s, order[k])
                     break
         return best
+
+    cdef void _by_history(self, const State* s, int* order, int first, int m) noexcept nogil:
+        """Sorts ``order[first:m]`` by the actions' history weight, largest
+        first, keeping the legal order among equals (a stable insertion sort)."""
+        cdef uint32_t* w = self.hist[s.player][s.phase]
+        cdef int i, j, a
+        for i in range(first + 1, m):
+            a = order[i]
+            j = i
+            while j > first and w[order[j - 1]] < w[a]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = a
+
+    cdef inline void _credit(self, const State* s, int action) noexcept nogil:
+        """The history heuristic: ``action`` refuted the opponent's choice here."""
+        if self.history and self.hist[s.player][s.phase][action] < 0x7FFFFFFF:
+            self.hist[s.player][s.phase][action] += 1
 
     cdef double _chance(self, const Config* c, const State* s, double alpha,
                         double beta) noexcept nogil:
         """Star1 (Ballard 1983): the outcomes in turn, each searched in the
-        window that could still move the average into (alpha, beta)."""
+        window that could still move the average into (alpha, beta).
+
+        With ``merging``, the chance steps that follow each other (the two
+        dice of an attack) are expanded together and the outcomes whose
+        positions share a key (``pack_key``: say, the same attack margin,
+        or the same success) are one outcome with the summed probability;
+        the game's end is read at once; the merged outcomes are searched most
+        probable first.  Positions with one key have one value, so the
+        average is the same."""
+        cdef Leaf leaves[MAX_LEAVES]
+        cdef int n = 0, k, i, j, m = 0
+        cdef int order[MAX_LEAVES]
+        cdef double done = 0.0, rest = 1.0
         cdef int acts[NUM_ACTIONS]
         cdef double probs[NUM_ACTIONS]
-        cdef int n = chance_outcomes(c, s, acts, probs), k
-        cdef double done = 0.0, rest = 1.0, p, v, a, b
+        if not self.merging or self._expand(c, s, 1.0, leaves, &n, 0) < 0:
+            n = chance_outcomes(c, s, acts, probs)
+            return self._star1(c, s, alpha, beta, n, NULL, NULL, acts, probs, 0.0, 1.0)
+        for k in range(n):          # the game's end is known: its share is done
+            if leaves[k].hash == 0:
+                done += leaves[k].p * leaves[k].value
+                rest -= leaves[k].p
+                continue
+            for j in range(m):
+                i = order[j]
+                if leaves[i].hash == leaves[k].hash and \
+                        memcmp(leaves[i].key, leaves[k].key, KEY_BYTES) == 0:
+                    leaves[i].p += leaves[k].p
+                    break
+            else:
+                order[m] = k
+                m += 1
+        for k in range(1, m):       # most probable first (stable)
+            i = order[k]
+            j = k
+            while j > 0 and leaves[order[j - 1]].p < leaves[i].p:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+        return self._star1(c, s, alpha, beta, m, leaves, order, NULL, NULL, done, rest)
+
+    cdef int _expand(self, const Config* c, const State* s, double p, Leaf* leaves, int* n,
+                     int depth) noexcept nogil:
+        """Appends the positions after the chance steps from ``s`` (each
+        outcome, and the outcomes of a chance step that follows) to
+        ``leaves``, with their probabilities (``p`` times), keys, or value
+        at the game's end (hash 0); -1 if they do not fit, or once the
+        budget is spent (the plain search then stops at once)."""
+        cdef int acts[NUM_ACTIONS]
+        cdef double probs[NUM_ACTIONS]
+        cdef int count = chance_outcomes(c, s, acts, probs), k, j, first
         cdef State child
-        for k in range(n):
-            p = probs[k]
+        cdef Leaf* leaf
+        if depth >= MAX_CHAIN:
+            return -1
+        for k in range(count):
+            child = s[0]
+            apply_action(c, &child, acts[k])
+            if self._out_of_budget():
+                return -1
+            if is_chance(&child) and not is_terminal(&child):
+                self.nodes += 1             # visited on the way
+                first = n[0]
+                if self._expand(c, &child, p * probs[k], leaves, n, depth + 1) < 0:
+                    return -1
+                for j in range(first, n[0]):
+                    leaves[j].path[depth] = acts[k]
+                continue
+            if n[0] >= MAX_LEAVES:
+                return -1
+            leaf = &leaves[n[0]]
+            n[0] += 1
+            leaf.p = p * probs[k]
+            leaf.depth = depth + 1
+            for j in range(MAX_CHAIN):
+                leaf.path[j] = -1
+            leaf.path[depth] = acts[k]
+            if is_terminal(&child):
+                self.nodes += 1
+                leaf.hash = 0
+                leaf.value = (returns_of(&child, 0) + 1.0) * 0.5
+            else:
+                pack_key(&child, &self.groups, leaf.key)
+                leaf.hash = _hash_key(leaf.key)
+        return 0
+
+    cdef double _star1(self, const Config* c, const State* s, double alpha, double beta,
+                       int m, const Leaf* leaves, const int* order, const int* acts,
+                       const double* probs, double done, double rest) noexcept nogil:
+        """Star1 over ``m`` outcomes: the merged ``leaves`` in ``order``, or
+        (``leaves`` NULL) the core's outcomes ``acts`` with ``probs``;
+        ``done``: the average's part already known, ``rest`` the probability
+        of the outcomes to search."""
+        cdef int k, j
+        cdef double p, v, a, b
+        cdef State child
+        if rest < 1e-12:
+            rest = 0.0
+        for k in range(m):
+            p = leaves[order[k]].p if leaves != NULL else probs[k]
             rest -= p
             if rest < 1e-12:
                 rest = 0.0
@@ -451,7 +666,11 @@ cdef class Solver:
                     self.cutoffs += 1
                     return done
             child = s[0]
-            apply_action(c, &child, acts[k])
+            if leaves != NULL:
+                for j in range(leaves[order[k]].depth):
+                    apply_action(c, &child, leaves[order[k]].path[j])
+            else:
+                apply_action(c, &child, acts[k])
             v = self._value(c, &child, a, b)
             if self.aborted:
                 return 0.0
@@ -503,6 +722,8 @@ cdef class Solver:
         self.max_nodes = max_nodes
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
+        make_groups(c, self.canonical, &self.groups)
+        memset(self.hist, 0, sizeof(self.hist))
         if is_chance(&root.s):
             n = chance_outcomes(c, &root.s, acts, probs)
             narrow = False
@@ -548,6 +769,8 @@ cdef class Solver:
         self.max_nodes = max_nodes
         self.deadline = self.clock() + max_seconds if max_seconds > 0 else 0.0
         self.next_check = CLOCK_EVERY
+        make_groups(&position.config.c, self.canonical, &self.groups)
+        memset(self.hist, 0, sizeof(self.hist))
         with nogil:
             v = self._value(&position.config.c, &position.s, alpha, beta)
         return (not self.aborted, v, self.nodes)
@@ -558,8 +781,21 @@ def solvable(Core core):
     return bool(in_solvable_region(&core.config.c, &core.s))
 
 
-def key_bytes(Core core):
-    """The packed position (``pack_key``) as bytes, for tests."""
+def key_bytes(Core core, bint canonical=False):
+    """The packed position (``pack_key``) as bytes, for tests: with every
+    card named by its number, or (``canonical``) interchangeable cards merged."""
     cdef uint8_t key[KEY_BYTES]
-    pack_key(&core.s, key)
+    cdef Groups groups
+    make_groups(&core.config.c, canonical, &groups)
+    pack_key(&core.s, &groups, key)
     return bytes(key[:KEY_BYTES])
+
+
+def card_groups(Core core, bint canonical=True):
+    """The groups ``pack_key`` keys cards by (``make_groups``), as tuples of
+    card slots: interchangeable cards together (``canonical``), else one
+    slot each."""
+    cdef Groups groups
+    make_groups(&core.config.c, canonical, &groups)
+    return [tuple(groups.order[i] for i in range(groups.start[k], groups.start[k + 1]))
+            for k in range(groups.count)]
