@@ -411,32 +411,36 @@ def _loss_stats(losses: list[tuple[float, bool]]) -> dict[str, Any]:
             "bounded": sum(not exact for _, exact in losses)}
 
 
-VALUE_SEARCHES = (("ismcts", 1000), ("ismcts", 4000), ("ismcts", 16000),
-                  ("oos", 4000))        # the searches whose values are checked
+VALUE_SEARCHES = (("ismcts", 1000, "playout"), ("ismcts", 4000, "playout"),
+                  ("ismcts", 16000, "playout"), ("oos", 4000, "playout"),
+                  ("ismcts", 1000, "mix"), ("ismcts", 4000, "mix"),
+                  ("ismcts", 16000, "mix"))   # the searches (bot, iterations, eval) whose values are checked
 ADVISE_ITERATIONS = 4000                 # advise's answers checked at its defaults
 
 
 def value_check(cores: list[tuple[dict[str, Any], Core]],
-                searches: tuple[tuple[str, int], ...] = VALUE_SEARCHES, seed: int = 0,
+                searches: tuple[tuple[str, int, str], ...] = VALUE_SEARCHES, seed: int = 0,
                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """How good the searches' win probabilities and intervals are, on the
     solved positions whose actions differ (the suite's non-trivial ones),
     with the exact solver off (so the search's own estimate is judged):
-    for each search (bot, iterations), the mean absolute error of the reported win
+    for each search (bot, iterations, leaf eval), the mean absolute error of the reported win
     probability of the player to move against the exact value, the share
     of reported 95% intervals that contain it (``coverage``), the same for
     the sampling-only interval (``coverage_sampling``), and ``bias_needed``:
     the smallest bias scale b for which the interval
     1.96 sqrt(p (1 - p) (1/n + b^2)) covers 95% of these positions (what
-    ``bots._budget.VALUE_BIAS_LAST_TURN`` is calibrated from; None if no b
-    does)."""
+    ``bots._budget.VALUE_BIAS_LAST_TURN`` is calibrated from, by bot and
+    eval; None if no b does).  Keys: ``BOT:iterations=N``, with
+    ``,eval=E`` unless E is playout."""
     graded = [(row, core) for row, core in cores if _differs(row)]
     out: dict[str, Any] = {"positions": len(graded)}
-    for name, n in searches:
+    for name, n, leaf_eval in searches:
         errors, covered, covered_sampling, needed = [], 0, 0, []
+        key = f"{name}:iterations={n}" + ("" if leaf_eval == "playout" else f",eval={leaf_eval}")
         for k, (row, core) in enumerate(graded):
             player = core.current_player()
-            bot = make_bot(f"{name}:iterations={n},endgame=off", player, seed + k)
+            bot = make_bot(f"{key},endgame=off", player, seed + k)
             result = bot.analyse(core.copy())
             value = result["value"][player]
             lo, hi = result["value_ci95"][player]
@@ -447,7 +451,6 @@ def value_check(cores: list[tuple[dict[str, Any], Core]],
             covered_sampling += error <= 1.96 * se + TOLERANCE
             needed.append(bias_needed(value, error, se))
         m = len(errors) or 1
-        key = f"{name}:iterations={n}"
         out[key] = {"mean_error": round(statistics.fmean(errors), 4) if errors else None,
                     "coverage": round(covered / m, 4),
                     "coverage_sampling": round(covered_sampling / m, 4),
@@ -516,20 +519,30 @@ def advise_check(cores: list[tuple[dict[str, Any], Core]],
     return out
 
 
+PARTS = ("solve_times", "c_vs_python", "bots", "values", "advise", "bots_small_variant")
+
+
 def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOTS,
-                  positions: int = 60, log: Callable[[str], None] = lambda _: None
+                  positions: int = 60, log: Callable[[str], None] = lambda _: None,
+                  parts: tuple[str, ...] = PARTS, before: dict[str, Any] | None = None
                   ) -> dict[str, Any]:
-    """Every figure of the module's docstring, as one JSON-ready dict."""
+    """Every figure of the module's docstring, as one JSON-ready dict;
+    with ``parts`` a subset of :data:`PARTS`, only those are measured and
+    the others are taken from ``before`` (an earlier result on the same
+    suite, which must have them)."""
     suite = json.loads(Path(suite_path).read_text())
     cores = suite_cores(suite)
     step = max(1, len(cores) // positions) if positions else 1
     sample = cores[::step][:positions] if positions else cores
-    return {"suite": str(suite_path), "suite_positions": len(cores),
-            "suite_solved": sum(r["solved"] for r, _ in cores),
-            "suite_max_nodes": suite["max_nodes"],
-            "solve_times": solve_times(sample, log=log),
-            "c_vs_python": c_vs_python(log=log),
-            "bots": grade_bots(cores, specs, log=log),
-            "values": value_check(cores, log=log),
-            "advise": advise_check(cores, log=log),
-            "bots_small_variant": grade_bots(small_positions(), specs, log=log)}
+    measure = {"solve_times": lambda: solve_times(sample, log=log),
+               "c_vs_python": lambda: c_vs_python(log=log),
+               "bots": lambda: grade_bots(cores, specs, log=log),
+               "values": lambda: value_check(cores, log=log),
+               "advise": lambda: advise_check(cores, log=log),
+               "bots_small_variant": lambda: grade_bots(small_positions(), specs, log=log)}
+    out = {"suite": str(suite_path), "suite_positions": len(cores),
+           "suite_solved": sum(r["solved"] for r, _ in cores),
+           "suite_max_nodes": suite["max_nodes"]}
+    for part in PARTS:
+        out[part] = measure[part]() if part in parts else (before or {})[part]
+    return out

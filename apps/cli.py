@@ -177,6 +177,23 @@ def _budgets(text: str) -> tuple[int, ...]:
     return budgets
 
 
+def _earlier_bench(out: str, suite: str, parts: tuple[str, ...]) -> dict:
+    """The earlier ``bench endgame`` result in ``out`` whose parts other
+    than ``parts`` a partial run keeps; ParameterError if there is none or
+    it was measured on another suite or lacks a part."""
+    try:
+        before = json.loads(Path(out).read_text())
+    except (OSError, ValueError) as err:
+        raise ParameterError(f"--parts: {out} must hold an earlier full bench endgame "
+                             f"result to keep the other parts ({err.__class__.__name__})") from None
+    if not isinstance(before, dict) or before.get("suite") != str(Path(suite)):
+        raise ParameterError(f"--parts: {out} was not measured on the suite {suite}")
+    missing = [p for p in bench_endgame.PARTS if p not in parts and p not in before]
+    if missing:
+        raise ParameterError(f"--parts: {out} lacks {', '.join(missing)}; run without --parts")
+    return before
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "advise":
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
@@ -199,8 +216,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                  f"python scripts/make_endgame_suite.py)")
         if args.positions < 0:
             raise ParameterError(f"--positions: expected at least 0, got {args.positions}")
-        data = bench_endgame.bench_endgame(Path(args.suite), specs, args.positions, log=log)
         out = args.out or "results/bench-endgame.json"
+        parts, before = bench_endgame.PARTS, None
+        if args.parts is not None:
+            parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
+            unknown = [p for p in parts if p not in bench_endgame.PARTS]
+            if unknown or not parts:
+                raise ParameterError(f"--parts: expected some of {','.join(bench_endgame.PARTS)} "
+                                     f"separated by commas, got {args.parts!r}")
+            before = _earlier_bench(out, args.suite, parts)
+        data = bench_endgame.bench_endgame(Path(args.suite), specs, args.positions, log=log,
+                                           parts=parts, before=before)
     elif args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
@@ -462,6 +488,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--suite", default=str(bench_endgame.SUITE), metavar="FILE",
                        help="bench endgame: the frozen suite of last-turn positions "
                             "(default results/endgame-suite.json)")
+    bench.add_argument("--parts", default=None, metavar="PART,PART...",
+                       help="bench endgame: measure only these parts (of "
+                            + ",".join(bench_endgame.PARTS) + ") and keep the others "
+                            "from the earlier result in --out (default: all)")
     bench.add_argument("--positions", type=int, default=60, metavar="N",
                        help="bench endgame: suite positions timed (evenly spaced; 0: all; "
                             "default 60)")

@@ -1,7 +1,7 @@
 """Away from the last turn, do the search's win probability and its 95%
 interval mean what they say?  Checked against much longer searches.
 
-    python benchmarks/value_coverage.py --positions 40 --iterations 4000 --reference 64000 --seed 3 [--bot oos]
+    python benchmarks/value_coverage.py --positions 40 --iterations 4000 --reference 64000 --seed 3 [--bot oos] [--eval mix]
 
 Positions: decision points (more than one legal action) of turns 1 to 3,
 every ``--every``-th one, of seeded games between two ``ismcts:iterations=300``
@@ -72,13 +72,14 @@ def positions(count: int, every: int, seed: int) -> list[Core]:
     return out
 
 
-def search(core: Core, iterations: int, seed: int, name: str = "ismcts"
-           ) -> tuple[float, list[float], float]:
+def search(core: Core, iterations: int, seed: int, name: str = "ismcts",
+           leaf_eval: str = "playout") -> tuple[float, list[float], float]:
     """(value, reported interval, sampling standard error) of the side to
     move, from a one-thread search (``name``: ismcts or oos) with advise's
-    options."""
+    options and the leaf evaluation ``leaf_eval`` (the registry's ``eval``)."""
     player = core.current_player()
-    bot = make_bot(f"{name}:iterations={iterations},threads=1", player, seed, interactive=True)
+    bot = make_bot(f"{name}:iterations={iterations},threads=1,eval={leaf_eval}", player, seed,
+                   interactive=True)
     result = bot.analyse(core.copy())
     value = result["value"][player]
     if result.get("exact"):
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--bot", choices=("ismcts", "oos"), default="ismcts",
                     help="the search checked (default ismcts, advise's default)")
+    ap.add_argument("--eval", dest="leaf_eval", default="playout",
+                    choices=("playout", "net", "mix", "turn"),
+                    help="the leaf evaluation of both searches (the registry's eval=; "
+                         "default playout)")
     ap.add_argument("--work", default="build/value-coverage")
     ap.add_argument("--out", default="results/value-coverage.json")
     args = ap.parse_args(argv)
@@ -106,13 +111,16 @@ def main(argv: list[str] | None = None) -> int:
         # the long reference search is kept (the slow part); the checked
         # search runs again, so the interval is what the bot reports now
         tag = "" if args.bot == "ismcts" else f"{args.bot}-"
+        tag += "" if args.leaf_eval == "playout" else f"{args.leaf_eval}-"
         part = work / f"{tag}{args.seed}-{args.every}-{args.reference}-{k:03d}.json"
         if part.exists():
             ref = json.loads(part.read_text())["reference"]
         else:
-            ref, _, _ = search(core, args.reference, args.seed + 1000 + k, args.bot)
+            ref, _, _ = search(core, args.reference, args.seed + 1000 + k, args.bot,
+                               args.leaf_eval)
             write_atomic(part, json.dumps({"reference": ref}) + "\n")
-        value, (lo, hi), se = search(core, args.iterations, args.seed + k, args.bot)
+        value, (lo, hi), se = search(core, args.iterations, args.seed + k, args.bot,
+                                       args.leaf_eval)
         row = {"turn": core.turn, "phase": core.phase, "value": round(value, 4),
                "ci95": [round(lo, 4), round(hi, 4)], "stderr": round(se, 4),
                "reference": round(ref, 4)}
@@ -123,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     sampling = sum(abs(r["value"] - r["reference"]) <= 1.96 * r["stderr"] for r in rows)
     diffs = [abs(r["value"] - r["reference"]) for r in rows]
     b = quantile([bias_needed(r["value"], d, r["stderr"]) for d, r in zip(diffs, rows)], 0.95)
-    out = {"bot": args.bot, "positions": n, "iterations": args.iterations, "reference_iterations": args.reference,
+    out = {"bot": args.bot, "eval": args.leaf_eval, "positions": n, "iterations": args.iterations, "reference_iterations": args.reference,
            "coverage": round(inside / n, 4), "coverage_ci95": wilson(inside, n),
            "coverage_sampling_only": round(sampling / n, 4),
            "coverage_sampling_only_ci95": wilson(sampling, n),

@@ -412,6 +412,43 @@ def test_bench_endgame_refuses_a_missing_suite(tmp_path, capsys):
     assert "--suite: no such file" in capsys.readouterr().err
 
 
+def test_bench_endgame_parts_are_checked_before_any_work(tmp_path, capsys):
+    """--parts names parts of the bench, and keeps the others only from an
+    earlier result of the same suite that has them: else a one-line error,
+    exit 2, and the file is left as it was."""
+    import json
+    from apps.cli import main
+
+    assert main(["bench", "endgame", "--parts", "values,speed",
+                 "--out", str(tmp_path / "b.json")]) == 2
+    assert "--parts: expected some of solve_times," in capsys.readouterr().err
+    assert main(["bench", "endgame", "--parts", "values", "--out", str(tmp_path / "b.json")]) == 2
+    assert "must hold an earlier full bench endgame result" in capsys.readouterr().err
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"suite": "elsewhere.json"}))
+    assert main(["bench", "endgame", "--parts", "values", "--out", str(other)]) == 2
+    assert "was not measured on the suite" in capsys.readouterr().err
+    assert json.loads(other.read_text()) == {"suite": "elsewhere.json"}
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps({"suite": "results/endgame-suite.json", "values": {}}))
+    assert main(["bench", "endgame", "--parts", "values", "--out", str(partial)]) == 2
+    assert "lacks solve_times, c_vs_python" in capsys.readouterr().err
+
+
+def test_bench_endgame_keeps_the_parts_it_does_not_measure(tmp_path):
+    """A partial run measures nothing outside ``parts``: every other part
+    is the earlier result's, as it was."""
+    import json
+    import apps.bench_endgame as be
+
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"max_nodes": 10, "positions": []}))
+    before = {part: {"kept": part} for part in be.PARTS}
+    out = be.bench_endgame(suite, parts=(), before=before)
+    assert {part: out[part] for part in be.PARTS} == before
+    assert out["suite_positions"] == 0
+
+
 def test_probe_tells_whether_a_position_reaches_a_value():
     """A window just around the exact value: fail-high at or above it,
     fail-low below it, and the bound returned is on the right side."""
