@@ -133,29 +133,35 @@ def run_trees(runs: Sequence[Callable[[int], int]], iterations: int,
 
 
 # The win probability a search reports is biased (the playouts' heuristic
-# play, the tree's exploration), and more iterations narrow the sampling
-# noise but keep the bias.  The 95% interval adds a bias term to the
-# sampling variance, in units of the outcome's own variance p (1 - p):
-# half-width 1.96 sqrt(p (1 - p) (1/n + b^2)), b by searcher, so a
-# position every sample wins or loses stays tight (the bots read decided
-# positions right) and the width is largest where the game is open.  In the
-# last turn b is calibrated against exact values on the frozen last-turn
-# suite (``wildhorn-solve bench endgame``, results/bench-endgame.json:
-# ``values``, the largest ``bias_needed`` for 95% coverage over the
-# searcher's budgets); before it, where nothing is exact, against searches
-# 16 times longer (benchmarks/value_coverage.py,
+# play, the network's error, the tree's exploration), and more iterations
+# narrow the sampling noise but keep the bias.  The 95% interval adds a
+# bias term to the sampling variance, in units of the outcome's own variance
+# p (1 - p): half-width 1.96 sqrt(p (1 - p) (1/n + b^2)), b by searcher and
+# leaf evaluation (the registry's ``eval``), so a position every sample wins
+# or loses stays tight (the bots read decided positions right) and the width
+# is largest where the game is open.  In the last turn b is calibrated
+# against exact values on the frozen last-turn suite (``wildhorn-solve
+# bench endgame``, results/bench-endgame.json: ``values``, the largest
+# ``bias_needed`` for 95% coverage over the searcher's budgets with that
+# eval); before it, where nothing is exact, against searches 16 times longer
+# with the same eval (benchmarks/value_coverage.py,
 # results/value-coverage-calibration*.json: ``bias_needed``), which share
-# the playouts' bias, so that b is a lower bound there.  docs/advice.md says
-# what the interval means.
-VALUE_BIAS_LAST_TURN = {"ismcts": 0.6179, "oos": 0.1548}
-VALUE_BIAS = {"ismcts": 0.057, "oos": 0.1175}
+# the leaves' bias, so that b is a lower bound there.  The ``mix`` figures
+# are the packaged network's at lambda 0.5.  An evaluation not calibrated
+# (eval=net or turn, another network or lambda) takes the largest b its
+# searcher has: wider, never narrower than a calibrated one.
+# docs/advice.md says what the interval means.
+VALUE_BIAS_LAST_TURN = {"ismcts": {"playout": 0.6179, "mix": 0.5861},
+                        "oos": {"playout": 0.1548}}
+VALUE_BIAS = {"ismcts": {"playout": 0.057, "mix": 0.0617},
+              "oos": {"playout": 0.1175}}
 
 
-def value_bias(core: Any, searcher: str) -> float:
+def value_bias(core: Any, searcher: str, leaf_eval: str = "playout") -> float:
     """The bias scale of ``searcher``'s value (ismcts or oos) at ``core``'s
-    position."""
-    table = VALUE_BIAS_LAST_TURN if core.turn >= core.config.turns else VALUE_BIAS
-    return table[searcher]
+    position, with the leaf evaluation ``leaf_eval``."""
+    table = (VALUE_BIAS_LAST_TURN if core.turn >= core.config.turns else VALUE_BIAS)[searcher]
+    return table[leaf_eval] if leaf_eval in table else max(table.values())
 
 
 def bias_needed(value: float, error: float, stderr: float) -> float:

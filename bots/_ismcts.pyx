@@ -362,7 +362,7 @@ cdef class ISMCTS(TreeSearch):
             n = max(1, best["visits"])
         else:
             n = max(1, done)
-        value, ci = win_probabilities(searcher, p, n, value_bias(root, "ismcts"))
+        value, ci = win_probabilities(searcher, p, n, value_bias(root, "ismcts", self.eval))
         return {"player": searcher, "actions": actions, "value": value, "value_ci95": ci,
                 "root_mean": wins / done if done else None,
                 "iterations": done, "worlds": sizes["worlds"], "seconds": seconds,

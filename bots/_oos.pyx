@@ -525,7 +525,7 @@ cdef class OOS(TreeSearch):
         for a, p in zip(actions, kept):
             a["frequency"] = p / sum(kept)
         p, ess = _weighted(vw, vwu, vw2)
-        value, ci = win_probabilities(searcher, p, ess, value_bias(root, "oos"))
+        value, ci = win_probabilities(searcher, p, ess, value_bias(root, "oos", self.eval))
         return {"player": searcher, "actions": actions,
                 "strategy": {a["action"]: a["frequency"] for a in actions},
                 "value": value, "value_ci95": ci, "effective_samples": ess,

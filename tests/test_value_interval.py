@@ -36,13 +36,18 @@ def interval(spec: str, core, player: int):
     return result, value, lo, hi
 
 
-@pytest.mark.parametrize("bias", [0.0, 0.05])
-def test_the_interval_adds_the_bias_scale_to_the_sampling_error(monkeypatch, bias):
-    monkeypatch.setattr(budget, "VALUE_BIAS", {"ismcts": bias, "oos": 0.3})
-    monkeypatch.setattr(budget, "VALUE_BIAS_LAST_TURN", {"ismcts": 0.5, "oos": 0.5})  # not used here
+@pytest.mark.parametrize("bias,leaf_eval", [(0.0, "playout"), (0.05, "playout"), (0.05, "mix")])
+def test_the_interval_adds_the_bias_scale_to_the_sampling_error(monkeypatch, bias, leaf_eval):
+    """The bias scale is the searcher's for its leaf evaluation (the other
+    evaluation's scale is set apart so a mix-up shows)."""
+    other = {"playout": "mix", "mix": "playout"}[leaf_eval]
+    monkeypatch.setattr(budget, "VALUE_BIAS", {"ismcts": {leaf_eval: bias, other: 0.4},
+                                               "oos": {"playout": 0.3}})
+    monkeypatch.setattr(budget, "VALUE_BIAS_LAST_TURN", {"ismcts": {"playout": 0.5, "mix": 0.5},
+                                                         "oos": {"playout": 0.5}})  # not used here
     state = opening()
     player = state.current_player()
-    result, value, lo, hi = interval("ismcts:iterations=400", state.core, player)
+    result, value, lo, hi = interval(f"ismcts:iterations=400,eval={leaf_eval}", state.core, player)
     best = max(result["stats"]["actions"], key=lambda a: (a["visits"], a["value"]))
     assert value == best["value"]            # the recommended action's value, not the root mean
     half = 1.96 * sqrt(value * (1 - value) * (1 / best["visits"] + bias ** 2))
@@ -50,8 +55,9 @@ def test_the_interval_adds_the_bias_scale_to_the_sampling_error(monkeypatch, bia
 
 
 def test_the_last_turn_uses_its_own_bias_scale(monkeypatch):
-    monkeypatch.setattr(budget, "VALUE_BIAS", {"ismcts": 0.0, "oos": 0.0})
-    monkeypatch.setattr(budget, "VALUE_BIAS_LAST_TURN", {"ismcts": 0.5, "oos": 0.5})
+    monkeypatch.setattr(budget, "VALUE_BIAS", {"ismcts": {"playout": 0.0}, "oos": {"playout": 0.0}})
+    monkeypatch.setattr(budget, "VALUE_BIAS_LAST_TURN", {"ismcts": {"playout": 0.5},
+                                                         "oos": {"playout": 0.5}})
     rng = random.Random(2)
     state = FULL.new_initial_state()
     while state.is_chance_node() or state.core.turn < state.core.config.turns:
@@ -69,17 +75,38 @@ def test_the_last_turn_uses_its_own_bias_scale(monkeypatch):
 
 
 def test_the_bias_scales_are_the_calibrations_figures():
-    """Each searcher's VALUE_BIAS_LAST_TURN is the largest bias its budgets
-    needed on the last-turn suite, VALUE_BIAS the one it needed against its
-    longer searches: a new calibration changes the code with it."""
+    """Each searcher's and leaf evaluation's VALUE_BIAS_LAST_TURN is the
+    largest bias its budgets needed on the last-turn suite, VALUE_BIAS the
+    one it needed against its longer searches: a new calibration changes
+    the code with it, and every calibrated pair has both figures."""
     bench = json.loads((ROOT / "results/bench-endgame.json").read_text())["values"]
-    for name in ("ismcts", "oos"):
-        needed = [v["bias_needed"] for k, v in bench.items() if k.startswith(name + ":")]
-        assert budget.VALUE_BIAS_LAST_TURN[name] == pytest.approx(max(needed), abs=5e-4)
-        tag = "" if name == "ismcts" else "-" + name
-        before = json.loads((ROOT / f"results/value-coverage-calibration{tag}.json").read_text())
-        assert before.get("bot", "ismcts") == name
-        assert budget.VALUE_BIAS[name] == pytest.approx(before["bias_needed"], abs=5e-4)
+    for name, table in budget.VALUE_BIAS_LAST_TURN.items():
+        assert set(table) == set(budget.VALUE_BIAS[name])
+        for leaf_eval in table:
+            suffix = "" if leaf_eval == "playout" else f",eval={leaf_eval}"
+            needed = [v["bias_needed"] for k, v in bench.items()
+                      if k.startswith(name + ":iterations=") and k.endswith(suffix)
+                      and k.count(",") == suffix.count(",")]
+            assert needed, (name, leaf_eval)
+            assert table[leaf_eval] == pytest.approx(max(needed), abs=5e-4), (name, leaf_eval)
+            tag = ("" if name == "ismcts" else "-" + name) + \
+                ("" if leaf_eval == "playout" else "-" + leaf_eval)
+            before = json.loads((ROOT / f"results/value-coverage-calibration{tag}.json").read_text())
+            assert before.get("bot", "ismcts") == name
+            assert before.get("eval", "playout") == leaf_eval
+            assert budget.VALUE_BIAS[name][leaf_eval] == pytest.approx(before["bias_needed"], abs=5e-4)
+
+
+def test_an_uncalibrated_evaluation_takes_its_searchers_widest_bias():
+    """eval=net (not calibrated) never gets a narrower interval than a
+    calibrated evaluation of its searcher."""
+    class Position:
+        turn = 1
+        config = type("C", (), {"turns": 4})()
+    for name, table in budget.VALUE_BIAS.items():
+        assert budget.value_bias(Position(), name, "net") == max(table.values())
+        for leaf_eval, b in table.items():
+            assert budget.value_bias(Position(), name, leaf_eval) == b
 
 
 def test_a_decided_value_keeps_a_tight_interval():
