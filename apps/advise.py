@@ -1038,7 +1038,8 @@ class _Planner:
             r["unseen"] = [_unseen_label(w) for w in sorted(info["unseen"])]
         if any(events for events, _, _ in answered):
             r["outcomes"] = outcomes
-            r["outcomes_covered"] = round(sum(o["probability"] for o in outcomes), 4)
+            # each outcome's probability is rounded: their sum may pass 1 by a hair
+            r["outcomes_covered"] = min(1.0, round(sum(o["probability"] for o in outcomes), 4))
         return r
 
     def _why_not(self, walks: list) -> str:
