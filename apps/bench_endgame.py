@@ -15,8 +15,9 @@ bench reports, in one run on one core:
 * ``nodes_per_second`` of those solves (median) and the transposition
   table's ``hit_rate`` (hits over lookups, summed);
 * ``c_vs_python``: nodes per second of the solver with its cut-offs and
-  table turned off (a plain expectimax, in C) against a plain Python
-  expectimax over pyspiel states, on the same small-variant positions;
+  table turned off (a plain expectimax, in C, visiting the same positions)
+  against a plain Python expectimax over pyspiel states, on the same
+  small-variant positions, and the same with the table on;
 * ``bots``: for each bot spec, on the suite's solved positions where some
   action is proven not optimal, the share of exactly optimal choices and
   the mean and largest loss in win probability per decision, overall and
@@ -312,16 +313,25 @@ def python_expectimax(state: pyspiel.State, counter: list[int], cap: int = 0) ->
 
 def c_vs_python(count: int = 6, seed: int = 3, log: Callable[[str], None] = lambda _: None
                 ) -> dict[str, Any]:
-    """Nodes per second: the C solver as a plain expectimax (no cut-offs,
-    no merged dice, so a node is one position as in Python; its table still
-    merges transpositions, so it visits fewer nodes) and a
-    plain Python expectimax over pyspiel states, on the same positions of
-    the small variant (a few random moves after the Rocket card, at most
-    200,000 Python nodes), one run; medians and their ratio."""
+    """Nodes per second of the C solver against a plain Python expectimax
+    over pyspiel states, on the same positions of the small variant (a few
+    random moves after the Rocket card, at most 200,000 Python nodes), one
+    run, medians and their ratios:
+
+    * ``ratio``: the C solver as a plain expectimax (no cut-offs, no merged
+      dice, no transposition table), which visits exactly the positions the
+      Python one visits (``same_nodes``): the per-node speed, like for like;
+    * ``ratio_with_table``: the same with its transposition table and
+      canonical keys on (each node also packs its key and probes the
+      table, and transpositions are searched once, so fewer nodes);
+    * ``time_ratio_with_table``: the Python expectimax's time over that
+      solver's, per position: what the table's fewer nodes give in all."""
     game = pyspiel.load_game("wildhorn", {"variant": "small"})
     rng = random.Random(seed)
-    c_rates, py_rates, agree = [], [], True
-    plain = Solver(bounds=False, ordering=False, history=False, merging=False)
+    c_rates, t_rates, py_rates, speedups, agree, same = [], [], [], [], True, True
+    plain = Solver(bounds=False, ordering=False, history=False, merging=False,
+                   transpositions=False)
+    tabled = Solver(bounds=False, ordering=False, history=False, merging=False)
     tries = 0
     while len(c_rates) < count and tries < 500:
         tries += 1
@@ -348,14 +358,24 @@ def c_vs_python(count: int = 6, seed: int = 3, log: Callable[[str], None] = lamb
         if counter[0] < 2_000:
             continue
         result = solve(state.core, solver=plain)
-        agree = agree and abs(result.polish - value) < 1e-9
+        with_table = solve(state.core, solver=tabled)
+        agree = agree and abs(result.polish - value) < 1e-9 \
+            and abs(with_table.polish - value) < 1e-9
+        same = same and result.nodes == counter[0]
         c_rates.append(result.nodes / result.seconds)
+        t_rates.append(with_table.nodes / with_table.seconds)
         py_rates.append(counter[0] / py_seconds)
-        log(f"c vs python: {counter[0]} python nodes, {result.nodes} C nodes")
-    c, py = statistics.median(c_rates), statistics.median(py_rates)
+        speedups.append(py_seconds / with_table.seconds)
+        log(f"c vs python: {counter[0]} python nodes, {result.nodes} C nodes, "
+            f"{with_table.nodes} with the table")
+    c, t, py = (statistics.median(c_rates), statistics.median(t_rates),
+                statistics.median(py_rates))
     return {"positions": len(c_rates), "c_nodes_per_second": round(c),
+            "c_nodes_per_second_with_table": round(t),
             "python_nodes_per_second": round(py), "ratio": round(c / py, 1),
-            "values_agree": agree}
+            "ratio_with_table": round(t / py, 1),
+            "time_ratio_with_table": round(statistics.median(speedups), 1),
+            "same_nodes": same, "values_agree": agree}
 
 
 def grade_bots(cores: list[tuple[dict[str, Any], Core]], specs: tuple[str, ...],

@@ -73,6 +73,7 @@ cdef class Solver:
     cdef readonly bint canonical       # 1: positions equal up to swapping identical cards share a key
     cdef readonly bint history         # 1: untried actions ordered by the cut-offs they gave elsewhere
     cdef readonly bint merging         # 1: chained chance steps expanded together, outcomes merged by key
+    cdef readonly bint transpositions  # 1: the table looked up and stored (0: every position searched anew)
     cdef uint32_t hist[2][PH_COUNT][NUM_ACTIONS]  # per player and step, cut-off weight of each action (this solve)
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
     cdef double _value(self, const Config* c, const State* s, double alpha,

@@ -353,7 +353,9 @@ cdef class Solver:
     off: every card keyed by its number); ``history``: the other actions
     ordered by the cut-offs they gave (the history heuristic); ``merging``:
     chained chance steps expanded together and their outcomes merged by key;
-    ``clock``: the time source of the deadline (a callable returning
+    ``transpositions``: the table looked up and stored (off, with
+    ``merging`` off: a plain expectimax visiting the same positions as a
+    Python one, for the per-node comparison); ``clock``: the time source of the deadline (a callable returning
     seconds).  The switches are for measurements
     (benchmarks/endgame_nodes.py) and tests: each keeps the values exact."""
 
@@ -365,7 +367,8 @@ cdef class Solver:
         self.table.slots = NULL
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
-                 bint canonical=True, bint history=True, bint merging=True, clock=None):
+                 bint canonical=True, bint history=True, bint merging=True,
+                 bint transpositions=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -374,6 +377,9 @@ cdef class Solver:
         self.ordering = ordering
         self.bounds = bounds
         self.canonical = canonical
+        if merging and not transpositions:
+            raise ValueError("merging needs the transposition table's keys (transpositions=True)")
+        self.transpositions = transpositions
         self.history = history
         self.merging = merging
         self.clock = clock if clock is not None else time.perf_counter
@@ -418,7 +424,7 @@ cdef class Solver:
         (alpha, beta), else a bound on the side of the window it fell on;
         meaningless once ``aborted``."""
         cdef uint8_t key[KEY_BYTES]
-        cdef uint64_t h
+        cdef uint64_t h = 0
         cdef Entry* e
         cdef double v, a0, b0
         cdef long long before
@@ -440,9 +446,11 @@ cdef class Solver:
                 return 1.0
             if beta <= 0.0:
                 return 0.0
-        pack_key(s, &self.groups, key)
-        h = _hash_key(key)
-        e = _table_find(&self.table, h, key)
+        e = NULL
+        if self.transpositions:
+            pack_key(s, &self.groups, key)
+            h = _hash_key(key)
+            e = _table_find(&self.table, h, key)
         if e != NULL:
             hint = e.move
             if e.lo == e.hi or e.lo >= beta:
@@ -466,6 +474,8 @@ cdef class Solver:
             v = self._decision(c, s, alpha, beta, hint, &move)
         if self.aborted:
             return 0.0
+        if not self.transpositions:
+            return v
         before = self.nodes - before
         work = <uint32_t>(before if before < WORK_CAP else WORK_CAP)
         if v <= a0:
@@ -712,7 +722,7 @@ cdef class Solver:
                              "information remains)")
         if is_terminal(&root.s):
             raise ValueError("solve: the position is terminal")
-        self.nodes = 0
+        self.nodes = 1      # the root; each position below is counted once, by _value
         self.cutoffs = 0
         self.table.probes = 0
         self.table.hits = 0
@@ -736,7 +746,6 @@ cdef class Solver:
             child = root.s
             with nogil:
                 apply_action(c, &child, acts[k])
-                self.nodes += 1
                 v = self._value(c, &child, alpha if narrow else NO_VALUE,
                                 beta if narrow else 2.0)
             if self.aborted:

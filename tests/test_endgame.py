@@ -403,6 +403,7 @@ def test_bench_endgame_pieces(tmp_path):
     assert grades["positions"] == 10 and 0.0 <= grades["heuristic"]["all"]["optimal"] <= 1.0
     ratio = be.c_vs_python(count=1)
     assert ratio["values_agree"] and ratio["positions"] == 1
+    assert ratio["same_nodes"]     # without its table the C solver walks the Python tree
 
 
 def test_bench_endgame_refuses_a_missing_suite(tmp_path, capsys):
@@ -410,6 +411,27 @@ def test_bench_endgame_refuses_a_missing_suite(tmp_path, capsys):
 
     assert main(["bench", "endgame", "--suite", str(tmp_path / "none.json")]) == 2
     assert "--suite: no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("outcome", [0, 1])
+def test_without_the_table_the_plain_solver_visits_the_python_expectimax_nodes(outcome):
+    """transpositions=False: every position searched anew, so the plain C
+    expectimax visits exactly the positions the Python one does (what
+    makes its nodes per second comparable) and gets the same value."""
+    from apps.bench_endgame import python_expectimax
+    state = after_rocket("tiny", outcome)
+    counter = [0]
+    value = python_expectimax(state, counter)
+    plain = Solver(bounds=False, ordering=False, history=False, merging=False,
+                   transpositions=False)
+    result = solve(state.core, solver=plain)
+    assert result.nodes == counter[0]
+    assert result.polish == pytest.approx(value, abs=1e-12)
+    tabled = solve(state.core, solver=Solver(bounds=False, ordering=False, history=False,
+                                             merging=False))
+    assert tabled.nodes <= counter[0] and tabled.polish == pytest.approx(value, abs=1e-12)
+    with pytest.raises(ValueError, match="merging needs the transposition table"):
+        Solver(transpositions=False)
 
 
 def test_bench_endgame_parts_are_checked_before_any_work(tmp_path, capsys):
