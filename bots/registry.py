@@ -84,10 +84,15 @@ def available_cores() -> int:
 # default (one thread: their --jobs already fills the cores).  The exact
 # last-turn solver is on where a person asks (exact values, the exact best
 # action); in bot-vs-bot play it is off by default, since a paired match at
-# 0.1 s a move did not show it stronger (docs/endgame.md).
+# 0.1 s a move did not show it stronger (docs/endgame.md).  The leaf is
+# valued by the packaged value network mixed with a playout (eval=mix),
+# which beat playouts alone on paired deals (docs/value-network.md,
+# results/tournaments/eval-mix-vs-playout-0.1s/); tournaments keep playouts
+# so that a spec means the same bot it meant before.
 INTERACTIVE_DEFAULTS: dict[str, tuple[Callable[[], Any], str]] = {
     "threads": (available_cores, "the cores available to the process"),
     "endgame": (lambda: "exact", "exact"),
+    "eval": (lambda: "mix", "mix"),
 }
 
 
