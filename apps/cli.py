@@ -271,7 +271,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     data = train_app.DataParams(
         bot=args.bot, seed=args.seed, positions=args.positions, playouts=args.playouts,
-        exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout)
+        exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout,
+        variant=args.variant)
     fit = train_app.FitParams(target=args.target, hidden=train_app.parse_hidden(args.hidden),
                               l2=args.l2, epochs=args.epochs, seed=args.seed)
     summary = train_app.train(args.out, args.games, data, fit, jobs=args.jobs,
@@ -555,6 +556,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "pip install 'wildhorn-solve[train]' (docs/training.md).")
     tr.add_argument("--out", required=True,
                     help="output folder of the generation, e.g. results/training/gen1")
+    tr.add_argument("--variant", default="full",
+                    help="the game: full (default, the rulebook game) or a small preset "
+                         "(small, tiny); recorded in the network's file, whose search refuses "
+                         "it on another game")
     tr.add_argument("--games", type=int, default=2000,
                     help="self-play games (default 2000)")
     tr.add_argument("--bot", default="heuristic",
