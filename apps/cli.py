@@ -228,10 +228,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             if not bots:
                 raise ParameterError("--bots: expected bot specs separated by ';'")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
-        out = args.out or "results/cfr-tiny.json"
-        data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
-                                   bots=bots, jobs=args.jobs,
-                                   plot=str(Path(out).with_suffix(".png")), log=log)
+        if args.variants is not None:
+            variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+            bad = [v for v in variants if v not in bench_cfr.VARIANTS]
+            if bad or not variants:
+                raise ParameterError(f"--variants: expected some of "
+                                     f"{', '.join(bench_cfr.VARIANTS)} separated by commas, "
+                                     f"got {args.variants!r}")
+            if args.out is None:
+                raise ParameterError("--variants: give --out (the exploitability table alone "
+                                     "does not replace results/cfr-tiny.json)")
+            bench_cfr.check_networks(bots, variants)
+            out = args.out
+            data = bench_cfr.bench_exploitability(variants, bots, budgets, seeds=seeds,
+                                                  jobs=args.jobs, log=log)
+        else:
+            out = args.out or "results/cfr-tiny.json"
+            data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
+                                       bots=bots, jobs=args.jobs,
+                                       plot=str(Path(out).with_suffix(".png")), log=log)
     else:
         data = bench.bench_variants()
         out = args.out or "results/variant-sizes.json"
@@ -472,6 +487,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seeds", type=int, metavar="N",
                        help="bench cfr: seeded searcher pairs per exploitability figure, "
                             "whose median is reported (default 3)")
+    bench.add_argument("--variants", metavar="V,V",
+                       help="bench cfr: only the online bots' exploitability, on these "
+                            "variants (tiny, small), each bot with a value network beside the "
+                            "same bot with playouts; needs --out (e.g. "
+                            "results/cfr-small-net.json)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
                                      "results/bench-search.json, results/bench-endgame.json, "
