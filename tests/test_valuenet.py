@@ -212,7 +212,7 @@ def test_the_file_is_a_plain_zip_of_npy_arrays(tmp_path):
     with zipfile.ZipFile(path) as z:
         assert sorted(z.namelist()) == sorted(
             ["format.npy", "feature_version.npy", "hidden.npy", "output.npy", "meta.npy",
-             "W0.npy", "b0.npy", "W1.npy", "b1.npy", "W2.npy", "b2.npy"])
+             "variant.npy", "W0.npy", "b0.npy", "W1.npy", "b1.npy", "W2.npy", "b2.npy"])
     assert json.loads(str(_arrays(path)["meta"])) == {"losses": [0.5, 0.25]}
 
 
