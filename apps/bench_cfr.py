@@ -18,6 +18,13 @@ average policy against solver wall-clock seconds on ``wildhorn(variant=tiny)``):
   play with a budget of N iterations, evaluated by exact NashConv, on
   ``tiny`` and ``small``: the median over ``seeds`` seeded pairs of
   searchers (one search per information set makes a single run noisy).
+
+``bench_exploitability`` (``wildhorn-solve bench cfr --variants small``) is
+that last table alone, on the variants named, with each bot that values its
+leaves with a value network (``eval=net|mix|turn``) set beside the same bot
+with playouts (``results/cfr-small-net.json``): the bots refuse a network
+trained on another variant than the game they search (bots.valuenet), and
+the bench refuses it before it starts.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import numpy as np
 import pyspiel
 
 import solver  # noqa: F401  (registers wildhorn)
-from bots import BotSpecError, make_bot
+from bots import BotSpecError, make_bot, parse_spec, valuenet
 from exact.cfr import (GameGraph, Point, bot_policy, expected_value, first_below, game_graph,
                       nash_conv, solve, win_probability)
 from apps.bench import _meta
@@ -42,6 +49,8 @@ DEFAULT_SEEDS = 3     # seed pairs per exploitability figure (their median is re
 # without the prior (the search alone): the prior makes them stronger at
 # play and may make them more exploitable, so the table shows both
 BOTS = ("ismcts", "oos", "ismcts:prior=0", "oos:prior=0")
+VARIANTS = ("tiny", "small")
+LEAF_OPTIONS = ("eval", "lambda", "net")   # how a search values its leaves
 
 
 def _cpp_slots(graph: GameGraph, cpp_policy, game) -> np.ndarray:
@@ -363,3 +372,108 @@ def _plot(curves: dict[str, list[Point]], path: str) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
+
+
+# ---- the exploitability table alone (bench cfr --variants) ---------------------------
+
+def check_networks(bots: tuple[str, ...], variants: tuple[str, ...]) -> None:
+    """Refuses (a one-line ValueNetError naming the file) a bot whose value
+    network was trained on another variant than one of ``variants``: the
+    search would refuse it at its first information set anyway."""
+    for spec in bots:
+        sep = "," if ":" in spec else ":"
+        bot = make_bot(f"{spec}{sep}iterations=1", 0, seed=0)
+        net = getattr(getattr(bot, "search_engine", None), "net", None)
+        if net is None:
+            continue
+        for variant in variants:
+            valuenet.check_game(net.source, pyspiel.load_game(
+                "wildhorn", {"variant": variant}).core_config)
+
+
+def _baseline_of(spec: str) -> tuple[str, dict] | None:
+    """The same bot with playouts (``spec`` without eval, lambda and net),
+    as (name, options); None if ``spec`` already plays out."""
+    name, options = parse_spec(spec)
+    if options.get("eval", "playout") == "playout":
+        return None
+    return name, {k: v for k, v in options.items() if k not in LEAF_OPTIONS}
+
+
+def network_comparisons(table: list[dict]) -> list[dict]:
+    """Each row of a bot with a network beside the row of the same bot with
+    playouts at the same variant and budget (when both were measured):
+    ``not_higher`` is NashConv(network) <= NashConv(playouts), medians both."""
+    plays_out = {}
+    for r in table:
+        name, options = parse_spec(r["bot"])
+        if options.get("eval", "playout") == "playout":
+            plays_out[(r["variant"], name, tuple(sorted(
+                (k, v) for k, v in options.items() if k != "eval")), r["iterations"])] = r
+    out = []
+    for r in table:
+        base = _baseline_of(r["bot"])
+        if base is None:
+            continue
+        name, options = base
+        b = plays_out.get((r["variant"], name, tuple(sorted(options.items())), r["iterations"]))
+        if b is None:
+            continue
+        out.append({"variant": r["variant"], "bot": r["bot"], "baseline": b["bot"],
+                    "iterations": r["iterations"], "nash_conv": r["nash_conv"],
+                    "baseline_nash_conv": b["nash_conv"],
+                    "not_higher": r["nash_conv"] <= b["nash_conv"]})
+    return out
+
+
+def _all_not_higher(comparisons: list[dict], bot_name: str, variant: str) -> bool | None:
+    rows = [c for c in comparisons if c["variant"] == variant
+            and parse_spec(c["bot"])[0] == bot_name]
+    return all(c["not_higher"] for c in rows) if rows else None
+
+
+def bench_exploitability(variants: tuple[str, ...], bots: tuple[str, ...],
+                         budgets: tuple[int, ...], seeds: int = DEFAULT_SEEDS, jobs: int = 1,
+                         log: Callable[[str], None] = print) -> dict[str, Any]:
+    """The online bots' exploitability table on ``variants`` only (see
+    exploitability_table), and each bot with a network against the same bot
+    with playouts at equal iterations (network_comparisons)."""
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown or not variants:
+        raise ValueError(f"variants: expected some of {', '.join(VARIANTS)}, got {variants}")
+    check_networks(bots, variants)
+    graphs, sizes = {}, {}
+    for variant in variants:
+        t0 = time.perf_counter()
+        g = graphs[variant] = game_graph(pyspiel.load_game("wildhorn", {"variant": variant}))
+        sizes[variant] = {"nodes": g.nodes, "edges": g.edges,
+                          "infosets": [g.infosets_of(0), g.infosets_of(1)],
+                          "build_seconds": time.perf_counter() - t0}
+        log(f"{variant}: {g.nodes} nodes, {g.infosets} information sets")
+    log("exploitability of the online bots (exact NashConv of the policy they would play):")
+    table = exploitability_table(graphs, bots, budgets, log, seeds, jobs)
+    comparisons = network_comparisons(table)
+    networks = {}
+    for spec in bots:
+        name, options = parse_spec(spec)
+        if options.get("eval", "playout") != "playout":
+            net = valuenet.load(options["net"]) if "net" in options else valuenet.default()
+            networks[spec] = {**net.identity, "variant": net.variant}
+    out: dict[str, Any] = {
+        "variants": list(variants), "bots": list(bots), "budgets": list(budgets),
+        "seeds": seeds, "graphs": sizes, "networks": networks,
+        "exploitability": table, "network_vs_playouts": comparisons,
+        "targets": {f"{bot}_with_network_not_more_exploitable_on_{v}":
+                    _all_not_higher(comparisons, bot, v)
+                    for bot in ("ismcts", "oos") for v in variants},
+        "notes": {"exploitability": "ISMCTS plays its most visited action; OOS plays its mixed "
+                                    "strategy; equal budget = equal iterations per search; "
+                                    f"nash_conv is the median over {seeds} seed pairs of "
+                                    "searchers (nash_conv_runs: each run's)",
+                  "network_vs_playouts": "not_higher: the bot with a network has a median "
+                                         "NashConv no higher than the same bot with playouts "
+                                         "at the same variant and iterations; a target is "
+                                         "true when it holds at every measured budget"},
+        "meta": _meta(),
+    }
+    return out

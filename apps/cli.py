@@ -254,10 +254,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             if not bots:
                 raise ParameterError("--bots: expected bot specs separated by ';'")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
-        out = args.out or "results/cfr-tiny.json"
-        data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
-                                   bots=bots, jobs=args.jobs,
-                                   plot=str(Path(out).with_suffix(".png")), log=log)
+        if args.variants is not None:
+            variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+            bad = [v for v in variants if v not in bench_cfr.VARIANTS]
+            if bad or not variants:
+                raise ParameterError(f"--variants: expected some of "
+                                     f"{', '.join(bench_cfr.VARIANTS)} separated by commas, "
+                                     f"got {args.variants!r}")
+            if args.out is None:
+                raise ParameterError("--variants: give --out (the exploitability table alone "
+                                     "does not replace results/cfr-tiny.json)")
+            bench_cfr.check_networks(bots, variants)
+            out = args.out
+            data = bench_cfr.bench_exploitability(variants, bots, budgets, seeds=seeds,
+                                                  jobs=args.jobs, log=log)
+        else:
+            out = args.out or "results/cfr-tiny.json"
+            data = bench_cfr.bench_cfr(repeats=args.repeats, budgets=budgets, seeds=seeds,
+                                       bots=bots, jobs=args.jobs,
+                                       plot=str(Path(out).with_suffix(".png")), log=log)
     else:
         data = bench.bench_variants()
         out = args.out or "results/variant-sizes.json"
@@ -297,7 +312,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     data = train_app.DataParams(
         bot=args.bot, seed=args.seed, positions=args.positions, playouts=args.playouts,
-        exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout)
+        exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout,
+        variant=args.variant)
     fit = train_app.FitParams(target=args.target, hidden=train_app.parse_hidden(args.hidden),
                               l2=args.l2, epochs=args.epochs, seed=args.seed)
     summary = train_app.train(args.out, args.games, data, fit, jobs=args.jobs,
@@ -501,6 +517,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seeds", type=int, metavar="N",
                        help="bench cfr: seeded searcher pairs per exploitability figure, "
                             "whose median is reported (default 3)")
+    bench.add_argument("--variants", metavar="V,V",
+                       help="bench cfr: only the online bots' exploitability, on these "
+                            "variants (tiny, small), each bot with a value network beside the "
+                            "same bot with playouts; needs --out (e.g. "
+                            "results/cfr-small-net.json)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
                                      "results/bench-search.json, results/bench-endgame.json, "
@@ -585,6 +606,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "pip install 'wildhorn-solve[train]' (docs/training.md).")
     tr.add_argument("--out", required=True,
                     help="output folder of the generation, e.g. results/training/gen1")
+    tr.add_argument("--variant", default="full",
+                    help="the game: full (default, the rulebook game) or a small preset "
+                         "(small, tiny); recorded in the network's file, whose search refuses "
+                         "it on another game")
     tr.add_argument("--games", type=int, default=2000,
                     help="self-play games (default 2000)")
     tr.add_argument("--bot", default="heuristic",

@@ -3,7 +3,8 @@
 
 One run makes one generation in its output folder, in three resumable steps:
 
-1. **Data.**  Self-play games of one bot (``--bot``: the heuristic bot for
+1. **Data.**  Self-play games (of ``wildhorn``, or of the preset
+   ``--variant``, recorded in the network's file) of one bot (``--bot``: the heuristic bot for
    generation 1, later a search using the previous generation's network:
    expert iteration), in chunks of ``--chunk-games`` games, each chunk a task
    of the tournament runner's backends (``--jobs`` worker processes, or Ray
@@ -57,6 +58,7 @@ from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuen
 from exact.endgame import Solver as EndgameSolver, solvable, solve
 from solver import FEATURE_VERSION, N_FEATURES, features
 from solver.errors import ParameterError, WildhornError
+from solver.game import VARIANTS
 from solver.jsonio import write_atomic
 
 TARGETS = ("exact-first", "playouts", "result", "root-first")
@@ -102,6 +104,7 @@ class DataParams:
     chance: str = CHANCE
     feature_version: int = FEATURE_VERSION
     playout_policy: str = LABEL_ROLLOUT
+    variant: str = "full"       # the wildhorn preset the games are of (solver.game.VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,9 @@ def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, bac
                     address: str | None) -> None:
     """Refuse bad arguments before anything is written."""
     parse_spec(data.bot)
+    if data.variant not in VARIANTS:
+        raise ParameterError(f"--variant: expected one of {', '.join(VARIANTS)}, "
+                             f"got {data.variant!r}")
     for name, value, low in (("--games", games, 1), ("--positions", data.positions, 1),
                              ("--playouts", data.playouts, 1),
                              ("--exact-nodes", data.exact_nodes, 0),
@@ -168,7 +174,7 @@ def held_out(seed: int, game: int, share: float) -> bool:
 
 # ---- data: one chunk of games (runs in a worker) --------------------------------------
 
-_GAME = None
+_GAMES: dict[str, Any] = {}     # the game of each variant, loaded once per worker
 _SOLVER = None
 FIELDS = ("x", "game", "move", "result", "root", "playouts", "exact", "check", "check1",
           "check_seconds", "check1_seconds", "feature_seconds")
@@ -177,12 +183,13 @@ FIELDS = ("x", "game", "move", "result", "root", "playouts", "exact", "check", "
 def _sample_game(game_id: int, data: DataParams) -> dict[str, list]:
     """Plays one self-play game and labels ``data.positions`` of its decision
     positions (all of them if it has fewer)."""
-    global _GAME, _SOLVER
-    if _GAME is None:
-        _GAME = pyspiel.load_game("wildhorn")
+    global _SOLVER
+    game = _GAMES.get(data.variant)
+    if game is None:
+        game = _GAMES[data.variant] = pyspiel.load_game("wildhorn", {"variant": data.variant})
     chance = make_stream(data.chance, derive("train-deal", data.seed, game_id))
     bots = [make_bot(data.bot, p, derive("train-bot", data.seed, game_id, p)) for p in (0, 1)]
-    state = _GAME.new_initial_state()
+    state = game.new_initial_state()
     seen: list[tuple[Any, float]] = []          # (position, the bot's root value for Polish)
     while not state.is_terminal():
         if state.is_chance_node():
@@ -297,6 +304,7 @@ def check_folder(out: Path, data: DataParams) -> None:
     mine = asdict(data)
     if path.is_file():
         theirs = json.loads(path.read_text())
+        theirs.setdefault("variant", "full")     # written before the option existed
         diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
         if diff:
             k = diff[0]
@@ -519,7 +527,10 @@ def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
         f"# Value network: {out.name}", "",
         "Made by (run from the repository's root; the same command continues it if it was "
         "stopped, and gives the same files):", "", f"    {command}", "",
-        f"- data: {summary['games']} self-play games of `{summary['data']['bot']}`, "
+        f"- data: {summary['games']} self-play games of `{summary['data']['bot']}` on "
+        f"`wildhorn(variant={summary['variant']})`"
+        + (" (the network is for that game only: a search refuses it on another)"
+           if summary["variant"] != "full" else "") + ", "
         f"{summary['positions']['train']} training and {summary['positions']['held_out']} "
         f"held-out positions (raw data in `data/`, not committed: the command regenerates it)",
         f"- network: {' x '.join(map(str, summary['sizes']))}, target "
@@ -562,16 +573,18 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
         weights, biases = state["best"]
         best = state["best_epoch"]
         meta = {"command": command, "seed": data.seed, "games": games,
+                "game": f"wildhorn(variant={data.variant})",
                 "positions": int(len(y)), "held_out_positions": int(len(hy)),
                 "data": asdict(data), "target": fit_params.target,
                 "hidden": list(fit_params.hidden), "l2": fit_params.l2, "epoch": best,
                 "train_loss": round(state["train"][best - 1], 6),
                 "held_out_loss": round(state["held_out"][best - 1], 6)}
         net_path = folder / "value_net.npz"
-        valuenet.write(net_path, weights, biases, output="clip", meta=meta)
+        valuenet.write(net_path, weights, biases, output="clip", meta=meta,
+                       variant=data.variant)
         net = valuenet.load(net_path)
         summary = {
-            "command": command, "games": games, "data": asdict(data),
+            "command": command, "variant": data.variant, "games": games, "data": asdict(data),
             "fit": {**asdict(fit_params), "hidden": list(fit_params.hidden), "batch": BATCH,
                     "learning_rate": LEARNING_RATE, "patience": PATIENCE},
             "positions": {"train": int(len(y)), "held_out": int(len(hy)),

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyspiel
 
-from bots import _budget
+from bots import _budget, valuenet
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS
@@ -219,6 +219,9 @@ class SearchBot(Bot):
         """``observations``: what the player saw (for inference); by default
         taken from a pyspiel state's history (``observations()``)."""
         core = _core_of(state)
+        net = getattr(self.search_engine, "net", None)
+        if net is not None:          # a network of another game is refused (bots.valuenet)
+            valuenet.check_game(net.source, core.config)
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}

@@ -13,12 +13,18 @@ NumPy ``.npz`` written by :func:`numpy.savez` (never a pickle) holding:
 - ``W0``, ``b0``, ... ``W{L-1}``, ``b{L-1}``: float32, ``W_i`` of shape
   (n_in, n_out) and ``b_i`` of shape (n_out,); ``W0`` takes ``N_FEATURES``
   inputs and the last layer gives one output;
-- ``meta``: a JSON object as a string (how it was trained).
+- ``meta``: a JSON object as a string (how it was trained);
+- ``variant``: the game it was trained on, a preset of ``wildhorn``
+  (``full``, ``small``, ``tiny``: :data:`solver.game.VARIANTS`); a file
+  without it (as the packaged network, written before the entry existed)
+  is a network of the full game.
 
 :func:`write` writes one (atomically), :func:`load` reads and checks one;
 every refusal is a one-line :class:`solver.errors.ValueNetError` naming the
-file and what is wrong.  ``ValueNet.evaluate`` is the NumPy reference of the
-forward pass that the search runs in C (``bots._net``).
+file and what is wrong.  :func:`check_game` refuses a network on a game
+other than its variant (the search bots call it before they search).
+``ValueNet.evaluate`` is the NumPy reference of the forward pass that the
+search runs in C (``bots._net``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from solver import FEATURE_VERSION, N_FEATURES
 from solver.errors import ValueNetError, label
 
 FORMAT = "wildhorn-value-net/1"
+DEFAULT_VARIANT = "full"     # the game of a file without a ``variant`` entry
 HIDDEN = ("relu",)
 OUTPUTS = ("sigmoid", "clip")
 MAX_LAYERS = 16          # far more than any useful net; bounds what a file can ask for
@@ -69,6 +76,7 @@ class ValueNet:
     weights: tuple = field(repr=False)      # float32 arrays (n_in, n_out), read-only
     biases: tuple = field(repr=False)       # float32 arrays (n_out,), read-only
     meta: dict = field(default_factory=dict, repr=False)
+    variant: str = DEFAULT_VARIANT     # the wildhorn preset it was trained on
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -134,10 +142,20 @@ def _check_layers(name: str, weights, biases) -> None:
                             "expected 1")
 
 
-def write(path, weights, biases, *, output: str, meta: dict) -> None:
+def _variants() -> tuple[str, ...]:
+    from solver.game import VARIANTS
+    return tuple(VARIANTS)
+
+
+def write(path, weights, biases, *, output: str, meta: dict,
+          variant: str = DEFAULT_VARIANT) -> None:
     """Writes a network to ``path`` (temporary file, then rename: a reader
-    never sees half a file); the layers are checked as :func:`load` does."""
+    never sees half a file); the layers are checked as :func:`load` does.
+    ``variant``: the wildhorn preset it was trained on."""
     path = Path(path)
+    if variant not in _variants():
+        raise ValueNetError(f"value network {label(path)}: variant {variant!r} is not one of "
+                            f"{', '.join(_variants())}")
     weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
     biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
     _check_layers(label(path), weights, biases)
@@ -146,7 +164,8 @@ def write(path, weights, biases, *, output: str, meta: dict) -> None:
                             f"{', '.join(OUTPUTS)}")
     arrays = {"format": np.array(FORMAT), "feature_version": np.array(FEATURE_VERSION),
               "hidden": np.array("relu"), "output": np.array(output),
-              "meta": np.array(json.dumps(meta, sort_keys=True))}
+              "meta": np.array(json.dumps(meta, sort_keys=True)),
+              "variant": np.array(variant)}
     for i, (w, b) in enumerate(zip(weights, biases)):
         arrays[f"W{i}"], arrays[f"b{i}"] = w, b
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
@@ -213,6 +232,12 @@ def load(path) -> ValueNet:
         meta = None
     if not isinstance(meta, dict):
         raise ValueNetError(f"value network {name}: 'meta' is not a JSON object")
+    variant = DEFAULT_VARIANT
+    if "variant" in arrays:
+        variant = _text(name, arrays, "variant")
+        if variant not in _variants():
+            raise ValueNetError(f"value network {name}: variant {variant[:40]!r} is not one of "
+                                f"{', '.join(_variants())}")
     weights, biases = [], []
     while f"W{len(weights)}" in arrays and len(weights) <= MAX_LAYERS:
         i = len(weights)
@@ -224,4 +249,36 @@ def load(path) -> ValueNet:
     for a in weights + biases:
         a.setflags(write=False)
     return ValueNet(path=str(path), sha256=hashlib.sha256(data).hexdigest(), output=output,
-                    weights=tuple(weights), biases=tuple(biases), meta=meta)
+                    weights=tuple(weights), biases=tuple(biases), meta=meta, variant=variant)
+
+
+def game_variant(config) -> str | None:
+    """The wildhorn preset whose configuration ``config`` (a
+    ``solver.CoreConfig``) is, or None for any other configuration."""
+    from solver.game import VARIANTS, make_config
+    for name in VARIANTS:
+        if make_config({"variant": name}).key == config.key:
+            return name
+    return None
+
+
+_CHECKED: set = set()     # (digest, configuration key) pairs already allowed
+
+
+def check_game(net: ValueNet, config) -> None:
+    """Refuses ``net`` (one-line ValueNetError naming its file) on a game
+    whose configuration (``config``, a ``solver.CoreConfig``) is not the
+    preset it was trained on: its values would be of another game.  A
+    full-game network (the packaged one) still runs on other
+    configurations that are no preset (as before variants were recorded);
+    a network of ``small`` or ``tiny`` runs on that preset only."""
+    key = (net.sha256, config.key)
+    if key in _CHECKED:
+        return
+    game = game_variant(config)
+    if game != net.variant and not (game is None and net.variant == DEFAULT_VARIANT):
+        what = f"variant {game}" if game is not None else "another configuration"
+        raise ValueNetError(f"value network {label(Path(net.path))} was trained on variant "
+                            f"{net.variant}, not on the game searched ({what}): use a network "
+                            f"trained on it (wildhorn-solve train --variant ...)")
+    _CHECKED.add(key)

@@ -329,3 +329,61 @@ def test_bench_cfr_refuses_bad_budgets_and_seeds(args, name):
     assert r.returncode == 2
     assert name in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def _variant_net(path, variant):
+    from bots import valuenet
+    from solver import N_FEATURES
+
+    weights, biases = valuenet.random_weights((N_FEATURES, 8, 1), 3)
+    valuenet.write(path, weights, biases, output="clip", meta={}, variant=variant)
+    return path
+
+
+def test_the_exploitability_alone_sets_a_network_beside_playouts(tmp_path):
+    """bench cfr --variants: the table on the variants named, and each bot
+    with a network compared with the same bot with playouts."""
+    from apps.bench_cfr import bench_exploitability
+
+    net = _variant_net(tmp_path / "tiny.npz", "tiny")
+    bots = ("ismcts", f"ismcts:eval=net,net={net}", f"oos:eval=mix,net={net}")
+    out = bench_exploitability(("tiny",), bots, (10, 30), seeds=1, log=lambda m: None)
+    assert {(r["variant"], r["bot"], r["iterations"]) for r in out["exploitability"]} == \
+        {("tiny", b, n) for b in bots for n in (10, 30)}
+    rows = {(r["bot"], r["iterations"]): r["nash_conv"] for r in out["exploitability"]}
+    assert [(c["bot"], c["baseline"], c["iterations"]) for c in out["network_vs_playouts"]] == \
+        [(bots[1], "ismcts", 10), (bots[1], "ismcts", 30)]        # oos has no playout row
+    for c in out["network_vs_playouts"]:
+        assert c["nash_conv"] == rows[(c["bot"], c["iterations"])]
+        assert c["baseline_nash_conv"] == rows[("ismcts", c["iterations"])]
+        assert c["not_higher"] == (c["nash_conv"] <= c["baseline_nash_conv"])
+    assert out["targets"]["ismcts_with_network_not_more_exploitable_on_tiny"] == \
+        all(c["not_higher"] for c in out["network_vs_playouts"])
+    assert out["targets"]["oos_with_network_not_more_exploitable_on_tiny"] is None
+    assert out["networks"][bots[1]]["variant"] == "tiny"
+    assert "small" not in out["graphs"]
+
+
+def test_the_exploitability_alone_refuses_a_network_of_another_variant(tmp_path):
+    from apps.bench_cfr import bench_exploitability
+    from solver.errors import ValueNetError
+
+    net = _variant_net(tmp_path / "small.npz", "small")
+    with pytest.raises(ValueNetError, match="small.npz was trained on variant small, not on "
+                                            r"the game searched \(variant tiny\)"):
+        bench_exploitability(("tiny",), ("ismcts", f"ismcts:eval=net,net={net}"), (10,),
+                             seeds=1, log=lambda m: None)
+
+
+def test_bench_cfr_variants_refusals_are_one_line(tmp_path):
+    net = _variant_net(tmp_path / "small.npz", "small")
+    out = tmp_path / "out.json"
+    for args, says in [(["--variants", "tiny,huge", "--out", str(out)], "--variants: expected"),
+                       (["--variants", "tiny"], "--variants: give --out"),
+                       (["--variants", "tiny", "--out", str(out), "--bots",
+                         f"ismcts;ismcts:eval=net,net={net}"],
+                        "small.npz was trained on variant small")]:
+        r = run_cli("bench", "cfr", *args, timeout=60)
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not out.exists()

@@ -107,13 +107,16 @@ def test_a_chunk_is_seeded_and_labelled_position_by_position():
     assert not np.array_equal(a["x"], other["x"])
 
 
-def test_a_chunks_features_are_those_of_its_positions():
-    """Replays game 0 of a chunk and finds each sampled position's features."""
-    a = _arrays(T.generate_chunk(T.Chunk(0, 0, 1, DATA)))
-    game = pyspiel.load_game("wildhorn")
+@pytest.mark.parametrize("variant", ["full", "small", "tiny"])
+def test_a_chunks_features_are_those_of_its_positions(variant):
+    """Replays game 0 of a chunk (of the variant's game) and finds each
+    sampled position's features."""
+    data = replace(DATA, variant=variant)
+    a = _arrays(T.generate_chunk(T.Chunk(0, 0, 1, data)))
+    game = pyspiel.load_game("wildhorn", {"variant": variant})
     state = game.new_initial_state()
-    chance = make_stream(DATA.chance, derive("train-deal", DATA.seed, 0))
-    bots = [make_bot(DATA.bot, p, derive("train-bot", DATA.seed, 0, p)) for p in (0, 1)]
+    chance = make_stream(data.chance, derive("train-deal", data.seed, 0))
+    bots = [make_bot(data.bot, p, derive("train-bot", data.seed, 0, p)) for p in (0, 1)]
     seen = []
     while not state.is_terminal():
         if state.is_chance_node():
@@ -124,6 +127,8 @@ def test_a_chunks_features_are_those_of_its_positions():
     for x, k in zip(a["x"], a["move"]):
         assert np.array_equal(x, seen[k])
     assert list(a["move"]) == sorted(set(a["move"]))
+    if variant != "full":       # the last-turn solver labels every position of one turn
+        assert np.isfinite(a["exact"]).all()
 
 
 def test_the_held_out_share_is_drawn_by_game():
@@ -215,6 +220,39 @@ def test_a_folder_keeps_its_data_parameters(tmp_path):
     _run(tmp_path, games=3)
     with pytest.raises(T.TrainError, match="playouts=4, not 8"):
         _run(tmp_path, games=3, data=replace(DATA, playouts=8))
+    with pytest.raises(T.TrainError, match="variant='full', not 'tiny'"):
+        _run(tmp_path, games=3, data=replace(DATA, variant="tiny"))
+
+
+def test_a_folder_made_before_the_variant_option_is_of_the_full_game(tmp_path):
+    _run(tmp_path, games=3)
+    params = tmp_path / "data" / "params.json"
+    old = json.loads(params.read_text())
+    del old["variant"]
+    params.write_text(json.dumps(old))
+    _run(tmp_path, games=3)                            # continues: the same data
+    with pytest.raises(T.TrainError, match="variant='full', not 'small'"):
+        _run(tmp_path, games=3, data=replace(DATA, variant="small"))
+
+
+def test_a_run_on_a_variant_records_it_in_the_network(tmp_path):
+    from solver.game import make_config
+
+    out = tmp_path / "tiny"
+    summary, _ = _run(out, games=6, data=replace(DATA, variant="tiny"))
+    net = valuenet.load(out / "value_net.npz")
+    assert net.variant == "tiny" and net.meta["game"] == "wildhorn(variant=tiny)"
+    assert summary["variant"] == "tiny" and summary["data"]["variant"] == "tiny"
+    assert "`wildhorn(variant=tiny)` (the network is for that game only" in \
+        (out / "README.md").read_text()
+    assert valuenet.load(tmp_path / "tiny" / "value_net.npz").variant == "tiny"
+    valuenet.check_game(net, make_config({"variant": "tiny"}))
+    with pytest.raises(WildhornError, match="trained on variant tiny"):
+        valuenet.check_game(net, make_config({"variant": "small"}))
+    assert summary["positions"]["exact_labels"] == 6 * DATA.positions
+    full, _ = _run(tmp_path / "full", games=3)
+    assert full["variant"] == "full"
+    assert valuenet.load(tmp_path / "full" / "value_net.npz").variant == "full"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -223,6 +261,7 @@ def test_a_folder_keeps_its_data_parameters(tmp_path):
     (["--holdout", "0.7"], "--holdout: expected a share between 0 and 0.5"),
     (["--bot", "nosuchbot"], "nosuchbot"),
     (["--address", "auto"], "--address: only with --backend ray"),
+    (["--variant", "huge"], "--variant: expected one of full, tiny, small, got 'huge'"),
 ])
 def test_bad_options_are_refused_in_one_line(tmp_path, args, message):
     out = tmp_path / "gen"

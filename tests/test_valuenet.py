@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -107,6 +108,7 @@ def _bad_files(tmp_path):
         ("hidden", {"hidden": np.array("tanh")}, "hidden activation 'tanh'"),
         ("output", {"output": np.array("softmax")}, "output 'softmax'"),
         ("meta", {"meta": np.array("[1]")}, "'meta' is not a JSON object"),
+        ("variant", {"variant": np.array("huge")}, "variant 'huge' is not one of"),
         ("shape", {"W0": w0[:-1]}, "W0 has shape (733, 16)"),
         ("dtype", {"W0": w0.astype(np.float64)}, "must be float32"),
         ("nan", {"b1": np.full(8, np.nan, dtype=np.float32)}, "NaN or infinity"),
@@ -130,6 +132,70 @@ def test_every_bad_file_is_refused_in_one_line_naming_it(tmp_path):
         assert "\n" not in message and path.name in message and says in message, message
 
 
+def test_a_network_records_its_variant_and_a_file_without_one_is_of_the_full_game(tmp_path):
+    weights, biases = valuenet.random_weights(SIZES, 2)
+    valuenet.write(tmp_path / "s.npz", weights, biases, output="clip", meta={}, variant="small")
+    assert valuenet.load(tmp_path / "s.npz").variant == "small"
+    assert str(_arrays(tmp_path / "s.npz")["variant"]) == "small"
+    old = _rewrite(_write(tmp_path / "old.npz"), variant=None)     # as before the entry
+    assert "variant" not in _arrays(old) and valuenet.load(old).variant == "full"
+    with pytest.raises(ValueNetError, match="variant 'huge' is not one of full, tiny, small"):
+        valuenet.write(tmp_path / "h.npz", weights, biases, output="clip", meta={},
+                       variant="huge")
+    assert not (tmp_path / "h.npz").exists()
+
+
+def _config(**params):
+    from solver.game import make_config
+    return make_config(params)
+
+
+def test_a_network_is_refused_on_another_game_than_its_variant(tmp_path):
+    weights, biases = valuenet.random_weights(SIZES, 2)
+    for variant in ("small", "tiny", "full"):
+        valuenet.write(tmp_path / f"{variant}.npz", weights, biases, output="clip", meta={},
+                       variant=variant)
+    small, tiny, full = (valuenet.load(tmp_path / f"{v}.npz") for v in ("small", "tiny", "full"))
+    valuenet.check_game(small, _config(variant="small"))
+    valuenet.check_game(tiny, _config(variant="tiny"))
+    valuenet.check_game(full, _config())
+    valuenet.check_game(full, _config(turns=2))      # no preset: a full-game network, as before
+    for net, params, game in [(small, {}, "variant full"), (small, {"variant": "tiny"},
+                                                             "variant tiny"),
+                              (small, {"variant": "small", "dice": 6}, "another configuration"),
+                              (tiny, {"variant": "small"}, "variant small"),
+                              (full, {"variant": "small"}, "variant small")]:
+        with pytest.raises(ValueNetError) as err:
+            valuenet.check_game(net, _config(**params))
+        message = str(err.value)
+        assert "\n" not in message and Path(net.path).name in message, message
+        assert f"trained on variant {net.variant}, not on the game searched ({game})" in message
+
+
+@pytest.mark.parametrize("bot", ["ismcts", "oos"])
+def test_a_search_refuses_a_network_of_another_variant(tmp_path, bot):
+    import pyspiel
+
+    from bots import make_bot
+    weights, biases = valuenet.random_weights(SIZES, 2)
+    valuenet.write(tmp_path / "small.npz", weights, biases, output="clip", meta={},
+                   variant="small")
+    spec = f"{bot}:iterations=20,eval=mix,net={tmp_path / 'small.npz'}"
+    for variant, allowed in (("small", True), ("tiny", False), ("full", False)):
+        state = pyspiel.load_game("wildhorn", {"variant": variant}).new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        search = make_bot(spec, state.current_player(), seed=1)
+        if allowed:
+            assert search.analyse(state)["action"] in state.legal_actions()
+        else:
+            with pytest.raises(ValueNetError, match=r"small\.npz was trained on variant small, "
+                                                     f"not on the game searched \\(variant {variant}"):
+                search.analyse(state)
+    playout = make_bot(f"{bot}:iterations=20,net={tmp_path / 'small.npz'}", 0, seed=1)
+    assert playout.search_engine.net is None       # eval=playout reads no network
+
+
 def test_the_packaged_network_is_missing_or_loads(monkeypatch, tmp_path):
     assert valuenet.default_path().name == "value_net.npz"
     assert valuenet.default_path().parent.name == "data"
@@ -146,7 +212,7 @@ def test_the_file_is_a_plain_zip_of_npy_arrays(tmp_path):
     with zipfile.ZipFile(path) as z:
         assert sorted(z.namelist()) == sorted(
             ["format.npy", "feature_version.npy", "hidden.npy", "output.npy", "meta.npy",
-             "W0.npy", "b0.npy", "W1.npy", "b1.npy", "W2.npy", "b2.npy"])
+             "variant.npy", "W0.npy", "b0.npy", "W1.npy", "b1.npy", "W2.npy", "b2.npy"])
     assert json.loads(str(_arrays(path)["meta"])) == {"losses": [0.5, 0.25]}
 
 
