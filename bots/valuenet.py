@@ -42,6 +42,7 @@ import numpy as np
 
 from solver import FEATURE_VERSION, N_FEATURES
 from solver.errors import ValueNetError, label
+from solver.game import VARIANTS, make_config
 
 FORMAT = "wildhorn-value-net/1"
 DEFAULT_VARIANT = "full"     # the game of a file without a ``variant`` entry
@@ -143,7 +144,6 @@ def _check_layers(name: str, weights, biases) -> None:
 
 
 def _variants() -> tuple[str, ...]:
-    from solver.game import VARIANTS
     return tuple(VARIANTS)
 
 
@@ -255,7 +255,6 @@ def load(path) -> ValueNet:
 def game_variant(config) -> str | None:
     """The wildhorn preset whose configuration ``config`` (a
     ``solver.CoreConfig``) is, or None for any other configuration."""
-    from solver.game import VARIANTS, make_config
     for name in VARIANTS:
         if make_config({"variant": name}).key == config.key:
             return name

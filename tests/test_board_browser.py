@@ -392,7 +392,7 @@ def test_analyse_this_position_from_a_game(page, server, tmp_path):
 def test_advice_view_in_a_player_words(page, server):
     """advice_view.js (the board's advice and the game's hint) on the advice
     `wildhorn-solve advise` gives german-escort (one thread, 4000 iterations,
-    seed 1): escorting is within the noise of declining, so no firm
+    seed 1): escorting and declining are within the noise, so no firm
     recommendation; the Polish decline of Ambush! told as what the German
     sees (R29); dice classes split where failing turns to succeeding, the
     Polish named as the attacker; every win chance "59% ± 1%"; the frequency
@@ -411,16 +411,27 @@ def test_advice_view_in_a_player_words(page, server):
     }""", json.loads(json.dumps(advice)))
     text = page.inner_text("#advice-under-test")
     head = page.inner_text("[data-testid=t-recommended]")
-    assert head == f"Recommended: {advice['recommended']}, or about the same: DE02 Soldiers: escort"
-    assert "About the same: DE02 Soldiers: escort is as good as decline" in text
-    assert "about the same (2% ± 2% less)" in text
-    assert "chosen in 59% of the search" in text and "chosen in 41% of the search" in text
+    rec = advice["recommended"]
+    (other,) = [a for a in advice["actions"] if a.get("about_the_same")]
+    assert {rec, other["action"]} == {"DE02 Soldiers: escort", "decline"}
+    assert head == f"Recommended: {rec}, or about the same: {other['action']}"
+    assert f"About the same: {other['action']} is as good as {rec}" in text
+    assert re.search(r"about the same \(\d+% ± \d+% less\)", text)
+
+    def pct(x: float) -> str:
+        return f"{int(100 * x + 0.5)}%"
+    for a in advice["actions"]:
+        assert f"chosen in {pct(a['frequency'])} of the search" in text
+    best = next(a for a in advice["actions"] if a["action"] == rec)
     lo, hi = (f"{100 * x:.0f}%" for x in advice["value_ci95"]["german"])
     assert hi != lo     # the interval, with its bias term (docs/advice.md), the payload's
-    assert f"German (you) 59% ± 1% (95% interval {lo} to {hi}); Polish 41% ± 1%" in text
+    me, se = advice["value"]["german"], best["stderr"]
+    assert (f"German (you) {pct(me)} ± {pct(se)} (95% interval {lo} to {hi}); "
+            f"Polish {pct(1 - me)} ± {pct(se)}") in text
     replies = page.inner_text("[data-testid=t-responses]")
     assert "If the Polish plays no Ambush!, then passes priority (in the modifier window" in replies
-    assert "If the Polish plays Ambush! on your DE01 Recon (at the Ambush!" in replies
+    assert re.search(r"If the Polish plays Ambush! on your DE0[12] [A-Za-z]+ \(at the Ambush!",
+                     replies)
     assert "your answer: " in replies
     for raw in ("responses_note", "opponent_model", "null", "undefined", "decline (",
                 "if the polish", "German's", "Polish's"):
