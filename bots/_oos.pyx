@@ -417,6 +417,7 @@ cdef class OOS(TreeSearch):
         cdef OOS t
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
+        self.check_net(root)
         if observations is not None and observations.config.key != root.config.key:
             raise ValueError("observations: recorded in another game than the one searched")
         for t in self._trees():

@@ -12,6 +12,7 @@ from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from bots._net cimport NetC, net_value, net_work_floats
+from bots import valuenet
 from bots._net import load_net
 from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
@@ -215,6 +216,14 @@ cdef class TreeSearch:
     def __dealloc__(self):
         tree_free(&self.tree)
         free(self.leaf.work)
+
+    def check_net(self, Core root):
+        """Refuses (a one-line ValueNetError naming the file) a value network
+        trained on another game than ``root``'s: its values would be of
+        another game (bots.valuenet.check_game).  Nothing to check with
+        eval=playout."""
+        if self.net is not None:
+            valuenet.check_game(self.net.source, root.config)
 
     cdef void _init_leaf(self, str eval, double mix, net) except *:
         """How leaves are valued: ``eval`` (see EVALS), ``mix`` the network's

@@ -219,9 +219,9 @@ class SearchBot(Bot):
         """``observations``: what the player saw (for inference); by default
         taken from a pyspiel state's history (``observations()``)."""
         core = _core_of(state)
-        net = getattr(self.search_engine, "net", None)
-        if net is not None:          # a network of another game is refused (bots.valuenet)
-            valuenet.check_game(net.source, core.config)
+        check_net = getattr(self.search_engine, "check_net", None)
+        if check_net is not None:    # a network of another game is refused, before any solve
+            check_net(core)
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}

@@ -196,6 +196,30 @@ def test_a_search_refuses_a_network_of_another_variant(tmp_path, bot):
     assert playout.search_engine.net is None       # eval=playout reads no network
 
 
+@pytest.mark.parametrize("engine", ["ISMCTS", "OOS"])
+def test_the_search_engine_itself_refuses_a_network_of_another_variant(tmp_path, engine):
+    """Not only the bots: the engines (bots.ISMCTS, bots.OOS) called directly
+    refuse, at their search, a network trained on another game."""
+    import pyspiel
+
+    import bots
+    weights, biases = valuenet.random_weights(SIZES, 2)
+    valuenet.write(tmp_path / "small.npz", weights, biases, output="clip", meta={},
+                   variant="small")
+    for variant, allowed in (("small", True), ("full", False)):
+        state = pyspiel.load_game("wildhorn", {"variant": variant}).new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        search = getattr(bots, engine)(seed=1, eval="net", net=tmp_path / "small.npz")
+        if allowed:
+            assert search.search(state.core, iterations=20)["actions"]
+        else:
+            with pytest.raises(ValueNetError, match=r"small\.npz was trained on variant small, "
+                                                     f"not on the game searched \\(variant {variant}"):
+                search.search(state.core, iterations=20)
+    assert getattr(bots, engine)(seed=1).search(state.core, iterations=20)["actions"]
+
+
 def test_the_packaged_network_is_missing_or_loads(monkeypatch, tmp_path):
     assert valuenet.default_path().name == "value_net.npz"
     assert valuenet.default_path().parent.name == "data"
