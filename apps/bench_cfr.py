@@ -94,6 +94,12 @@ def _seconds_to(curve: list[Point], level: float) -> float | None:
     return None if p is None else p.seconds
 
 
+def is_search_bot(spec: str) -> bool:
+    """Whether the exploitability table can measure ``spec``: a search bot
+    that takes an iteration budget (ismcts or oos, with options)."""
+    return _policy_function(spec, 1) is not None
+
+
 def _policy_function(spec: str, budget: int, seed: int = 0
                      ) -> Callable[[Any, int], dict[int, float]] | None:
     """What the bot named ``spec`` would play at a core position with

@@ -165,6 +165,30 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                           token=not args.no_token)
 
 
+def _choices(flag: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """``--flag a,b`` -> ("a", "b"), each one of ``allowed``; ParameterError
+    naming the flag if one is not, or none is given."""
+    items = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not items or any(x not in allowed for x in items):
+        raise ParameterError(f"{flag}: expected some of {','.join(allowed)} separated by "
+                             f"commas, got {text!r}")
+    return items
+
+
+def _bot_specs(text: str) -> tuple[str, ...]:
+    """``--bots "A;B"`` -> ("A", "B"), each a valid bot spec; ParameterError
+    naming the first wrong one."""
+    specs = tuple(b.strip() for b in text.split(";") if b.strip())
+    if not specs:
+        raise ParameterError("--bots: expected bot specs separated by ';'")
+    for spec in specs:
+        try:
+            parse_spec(spec)
+        except BotSpecError as err:
+            raise ParameterError(f"--bots: {err}") from None
+    return specs
+
+
 def _budgets(text: str) -> tuple[int, ...]:
     """``--budgets 30,100,300`` -> (30, 100, 300); ParameterError if not positive counts."""
     try:
@@ -203,14 +227,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         specs = bench_endgame.DEFAULT_BOTS
         if args.bots is not None:
-            specs = tuple(b.strip() for b in args.bots.split(";") if b.strip())
-            if not specs:
-                raise ParameterError("--bots: expected bot specs separated by ';'")
-            for spec in specs:
-                try:
-                    parse_spec(spec)
-                except BotSpecError as err:
-                    raise ParameterError(f"--bots: {err}") from None
+            specs = _bot_specs(args.bots)
         if not Path(args.suite).is_file():
             raise ParameterError(f"--suite: no such file: {args.suite} (make it with "
                                  f"python scripts/make_endgame_suite.py)")
@@ -219,11 +236,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         out = args.out or "results/bench-endgame.json"
         parts, before = bench_endgame.PARTS, None
         if args.parts is not None:
-            parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
-            unknown = [p for p in parts if p not in bench_endgame.PARTS]
-            if unknown or not parts:
-                raise ParameterError(f"--parts: expected some of {','.join(bench_endgame.PARTS)} "
-                                     f"separated by commas, got {args.parts!r}")
+            parts = _choices("--parts", args.parts, bench_endgame.PARTS)
             before = _earlier_bench(out, args.suite, parts)
         data = bench_endgame.bench_endgame(Path(args.suite), specs, args.positions, log=log,
                                            parts=parts, before=before)
@@ -242,25 +255,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             raise ParameterError(f"--jobs: expected a positive number of processes, got {args.jobs}")
         bots = bench_cfr.BOTS
         if args.bots is not None:
-            bots = tuple(b.strip() for b in args.bots.split(";") if b.strip())
+            bots = _bot_specs(args.bots)
             for spec in bots:
-                try:
-                    parse_spec(spec)
-                except BotSpecError as err:
-                    raise ParameterError(f"--bots: {err}") from None
-                if bench_cfr._policy_function(spec, 1) is None:
+                if not bench_cfr.is_search_bot(spec):
                     raise ParameterError(f"--bots: {spec!r} is not a search bot with an "
                                          f"iteration budget (ismcts or oos, with options)")
-            if not bots:
-                raise ParameterError("--bots: expected bot specs separated by ';'")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         if args.variants is not None:
-            variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-            bad = [v for v in variants if v not in bench_cfr.VARIANTS]
-            if bad or not variants:
-                raise ParameterError(f"--variants: expected some of "
-                                     f"{', '.join(bench_cfr.VARIANTS)} separated by commas, "
-                                     f"got {args.variants!r}")
+            variants = _choices("--variants", args.variants, tuple(bench_cfr.VARIANTS))
             if args.out is None:
                 raise ParameterError("--variants: give --out (the exploitability table alone "
                                      "does not replace results/cfr-tiny.json)")

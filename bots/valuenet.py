@@ -143,19 +143,15 @@ def _check_layers(name: str, weights, biases) -> None:
                             "expected 1")
 
 
-def _variants() -> tuple[str, ...]:
-    return tuple(VARIANTS)
-
-
 def write(path, weights, biases, *, output: str, meta: dict,
           variant: str = DEFAULT_VARIANT) -> None:
     """Writes a network to ``path`` (temporary file, then rename: a reader
     never sees half a file); the layers are checked as :func:`load` does.
     ``variant``: the wildhorn preset it was trained on."""
     path = Path(path)
-    if variant not in _variants():
+    if variant not in VARIANTS:
         raise ValueNetError(f"value network {label(path)}: variant {variant!r} is not one of "
-                            f"{', '.join(_variants())}")
+                            f"{', '.join(VARIANTS)}")
     weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
     biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
     _check_layers(label(path), weights, biases)
@@ -235,9 +231,9 @@ def load(path) -> ValueNet:
     variant = DEFAULT_VARIANT
     if "variant" in arrays:
         variant = _text(name, arrays, "variant")
-        if variant not in _variants():
+        if variant not in VARIANTS:
             raise ValueNetError(f"value network {name}: variant {variant[:40]!r} is not one of "
-                                f"{', '.join(_variants())}")
+                                f"{', '.join(VARIANTS)}")
     weights, biases = [], []
     while f"W{len(weights)}" in arrays and len(weights) <= MAX_LAYERS:
         i = len(weights)
