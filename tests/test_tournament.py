@@ -324,6 +324,47 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path):
+    """``kill PID`` (SIGTERM, a batch scheduler's stop, and the signal that
+    reaches a run a shell started in the background, where SIGINT is
+    ignored): the games in play are stopped, the standings of the finished
+    ones written, exit 130, and the same command continues."""
+    cmd = [sys.executable, "-m", "apps.cli", "tournament", "--bots",
+           "heuristic;ismcts:iterations=10000000", "--games", "4", "--jobs", "2",
+           "--out", str(tmp_path)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                        signal.SIG_IGN))
+    workers = []
+
+    def playing():
+        workers[:] = forked_children(proc.pid)
+        return len(workers) >= 2
+
+    try:
+        wait_for(playing, "two worker processes", proc)
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=HANG_CAP)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run still waits for the games in play after {HANG_CAP:.0f} s")
+    finally:
+        if proc.poll() is None:
+            for pid in [proc.pid, *workers]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.wait()
+    assert not [pid for pid in workers if alive(pid)], "a game in play was left running"
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["games"] == 0
+    assert "interrupted after 0 of 4 games" in out
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["--bots", "random;alphazero", "--games", "2"],
     ["--bots", "random;heuristic", "--games", "0"],

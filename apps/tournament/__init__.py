@@ -26,9 +26,10 @@
   figures ``ratings.png`` (Elo with 95% intervals) and ``calibration.png``
   (a reliability diagram per bot that reports values).
 * Resume: the same command on the same folder skips the finished games.
-  Ctrl-C (SIGINT) stops the games in play, writes ``summary.json`` and
-  ``standings.md`` for the finished ones (marked ``interrupted``) and raises
-  :class:`TournamentInterrupted`; a kill loses only the games in play.
+  Ctrl-C (SIGINT), or SIGTERM while games are played, stops the games in
+  play, writes ``summary.json`` and ``standings.md`` for the finished ones
+  (marked ``interrupted``) and raises :class:`TournamentInterrupted`; a
+  kill -9 loses only the games in play.
 * Backends: ``local`` (``--jobs`` worker processes) or ``ray`` (the same
   games as Ray tasks, on a local instance or a cluster); the results do not
   depend on the backend either.

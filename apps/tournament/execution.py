@@ -135,7 +135,9 @@ def _exit_with_parent(main_thread: bool) -> None:
 
 def worker_init(main_thread: bool = False) -> None:
     """The initializer of a local worker process (``main_thread``: forked by
-    the run's main thread)."""
+    the run's main thread).  SIGTERM ends a worker at once, even deep in a
+    search (the run's own SIGTERM handler, inherited by a fork, is reset)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     close_inherited_locks()
     _exit_with_parent(main_thread)
 

@@ -5,9 +5,12 @@ summary and reports."""
 
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from apps.engine import external_command, is_external
@@ -146,12 +149,14 @@ def play(pending: Iterable[GameTask], played: store.Played, outdir: Path,
     interrupted = False
     try:
         try:
-            for task, result in results_in_order(runner, pending, max(2, 2 * jobs), handles):
-                store.record(outdir, result)
-                played.add(result)
-                progress.game(game_line(result["row"], task), played.rows)
-                if sprt_decided(bots, sprt_params, played.rows):
-                    break
+            with _terminate_as_interrupt():
+                for task, result in results_in_order(runner, pending, max(2, 2 * jobs),
+                                                     handles):
+                    store.record(outdir, result)
+                    played.add(result)
+                    progress.game(game_line(result["row"], task), played.rows)
+                    if sprt_decided(bots, sprt_params, played.rows):
+                        break
         except KeyboardInterrupt:
             # Ctrl-C: the finished games are kept (every row is on disk
             # already), the games in play are stopped and dropped, and the
@@ -165,6 +170,27 @@ def play(pending: Iterable[GameTask], played: store.Played, outdir: Path,
         progress.close()
         runner.close()
     return interrupted
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the games are played, SIGTERM (``kill PID``, a batch
+    scheduler's stop) stops the run as Ctrl-C does: the finished games are
+    kept and their standings written.  A run started in the background by a
+    shell ignores SIGINT, so this is the signal that reaches it.  Only the
+    main thread can set a handler; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def summarise(params: dict[str, Any], scheduled: int, played: store.Played,
