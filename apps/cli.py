@@ -262,7 +262,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                          f"iteration budget (ismcts or oos, with options)")
         log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
         if args.variants is not None:
-            variants = _choices("--variants", args.variants, tuple(bench_cfr.VARIANTS))
+            variants = _choices("--variants", args.variants, bench_cfr.VARIANTS)
             if args.out is None:
                 raise ParameterError("--variants: give --out (the exploitability table alone "
                                      "does not replace results/cfr-tiny.json)")

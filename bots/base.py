@@ -8,7 +8,7 @@ from typing import Any
 
 import pyspiel
 
-from bots import _budget, valuenet
+from bots import _budget
 from bots._inference import Observations
 from bots._ismcts import ISMCTS
 from bots._oos import OOS

@@ -282,18 +282,11 @@ def test_ctrl_c_at_a_terminal_exits_130_with_the_standings(tmp_path):
     assert f"{tmp_path}/standings.md" in out
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
-def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
-    """``kill -INT`` of the main process: the workers do not get the signal,
-    so the run must stop them itself instead of waiting for games that would
-    take hours (10,000,000 ISMCTS iterations a move): waiting for them would
-    hang, and the generous cap turns that into a failure."""
-    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
-                             "ismcts:iterations=10000000;ismcts:iterations=10000001",
-                             "--games", "4", "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_default)
+def _signal_the_run(proc, sig):
+    """Waits until both worker processes of ``proc`` (a run with --jobs 2)
+    exist, sends ``sig`` to the main process alone and returns (stdout,
+    stderr, the workers' pids); a run that still waits for its games after
+    HANG_CAP fails the test, and no process is left running behind it."""
     workers = []
 
     def playing():                  # both worker processes exist: games 1 and 2 are in play
@@ -302,7 +295,7 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
 
     try:
         wait_for(playing, "two worker processes", proc)
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, sig)
         try:
             out, err = proc.communicate(timeout=HANG_CAP)
         except subprocess.TimeoutExpired:
@@ -315,6 +308,22 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
                 except ProcessLookupError:
                     pass
             proc.wait()
+    return out, err, workers
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
+    """``kill -INT`` of the main process: the workers do not get the signal,
+    so the run must stop them itself instead of waiting for games that would
+    take hours (10,000,000 ISMCTS iterations a move): waiting for them would
+    hang, and the generous cap turns that into a failure."""
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "tournament", "--bots",
+                             "ismcts:iterations=10000000;ismcts:iterations=10000001",
+                             "--games", "4", "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
+    out, err, workers = _signal_the_run(proc, signal.SIGINT)
     assert not [pid for pid in workers if alive(pid)], "a game in play was left running"
     assert proc.returncode == 130, err
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -329,34 +338,14 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path):
     """``kill PID`` (SIGTERM, a batch scheduler's stop, and the signal that
     reaches a run a shell started in the background, where SIGINT is
     ignored): the games in play are stopped, the standings of the finished
-    ones written, exit 130, and the same command continues."""
+    ones written, exit 130 (continuing is Ctrl-C's path, tested above)."""
     cmd = [sys.executable, "-m", "apps.cli", "tournament", "--bots",
            "heuristic;ismcts:iterations=10000000", "--games", "4", "--jobs", "2",
            "--out", str(tmp_path)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=lambda: signal.signal(signal.SIGINT,
                                                                         signal.SIG_IGN))
-    workers = []
-
-    def playing():
-        workers[:] = forked_children(proc.pid)
-        return len(workers) >= 2
-
-    try:
-        wait_for(playing, "two worker processes", proc)
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            out, err = proc.communicate(timeout=HANG_CAP)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the run still waits for the games in play after {HANG_CAP:.0f} s")
-    finally:
-        if proc.poll() is None:
-            for pid in [proc.pid, *workers]:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            proc.wait()
+    out, err, workers = _signal_the_run(proc, signal.SIGTERM)
     assert not [pid for pid in workers if alive(pid)], "a game in play was left running"
     assert proc.returncode == 130 and "Traceback" not in err, err
     summary = json.loads((tmp_path / "summary.json").read_text())
