@@ -33,6 +33,7 @@ SETTINGS = {                     # name: the Solver switches turned off
     "no_ordering": {"ordering": False},
     "no_history": {"history": False},
     "no_merging": {"merging": False},
+    "no_reach": {"reach": False},
 }
 
 

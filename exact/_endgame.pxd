@@ -55,7 +55,8 @@ ctypedef struct Table:
 
 
 cdef void make_groups(const Config* c, bint merge, Groups* g) noexcept nogil
-cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil
+cdef int pack_key(const Config* c, const State* s, const Groups* g, bint reach,
+             uint8_t* out) noexcept nogil
 cdef bint in_solvable_region(const Config* c, const State* s) noexcept nogil
 
 
@@ -74,6 +75,7 @@ cdef class Solver:
     cdef readonly bint history         # 1: untried actions ordered by the cut-offs they gave elsewhere
     cdef readonly bint merging         # 1: chained chance steps expanded together, outcomes merged by key
     cdef readonly bint transpositions  # 1: the table looked up and stored (0: every position searched anew)
+    cdef readonly bint reach           # 1: a modifier window's margin keyed only as far as the modifiers left can move it
     cdef uint32_t hist[2][PH_COUNT][NUM_ACTIONS]  # per player and step, cut-off weight of each action (this solve)
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
     cdef double _value(self, const Config* c, const State* s, double alpha,

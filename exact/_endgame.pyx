@@ -50,9 +50,13 @@ average over their outcomes weighted by their probabilities.
   by their group of interchangeable cards (same owner and data, R27; the
   START mark aside), so positions that differ only by which identical card
   is where share an entry (see ``pack_key`` for why their values are
-  equal).  Buckets of ``BUCKET`` slots; a new position replaces the one
-  whose search took the least work; a clear starts a new generation
-  instead of zeroing the slots.
+  equal).  With ``reach``, a modifier window's margin is keyed only as far
+  as the modifiers still in play can move it (the core's
+  ``window_score``): margins that succeed, or fail, whatever is played are
+  one entry, and the dice outcomes that lead to them merge.  Buckets of
+  ``BUCKET`` slots; a new position replaces the one whose search took the
+  least work; a clear starts a new generation instead of zeroing the
+  slots.
 * **Move ordering.**  The best action the table remembers for a position
   (from a search with another window) is searched first (``ordering``),
   then the others by the history heuristic (``history``: how many cut-offs
@@ -78,7 +82,7 @@ from libc.string cimport memcmp, memcpy, memset
 from solver._core cimport (
     NCARDS, NUM_ACTIONS, PH_DRAW, PH_MODIFIERS, PH_REDRAW, PH_ROCKET, PH_ROLL, PK_ATTACK,
     Config, Core, State, chance_outcomes, deck_size, is_chance, is_terminal,
-    legal_actions, apply_action, returns_of,
+    legal_actions, apply_action, returns_of, window_score,
 )
 
 cdef enum:
@@ -138,7 +142,8 @@ cdef inline uint8_t _card_ref(const Groups* g, int card) noexcept nogil:
     return 0xFF if card < 0 else g.rep[card]
 
 
-cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil:
+cdef int pack_key(const Config* c, const State* s, const Groups* g, bint reach,
+             uint8_t* out) noexcept nogil:
     """Writes the position into ``KEY_BYTES`` bytes: per card its place,
     exhausted and drawn flags and its part in the action under way (its
     card, target or defender); the fragments; the turn, step and chain; the
@@ -156,7 +161,13 @@ cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil:
     to offer one choice among interchangeable cards (R27), whose outcomes
     are again such positions; with one group per card the key is the
     position itself.  Two positions with the same key have the same value
-    from there on.  Returns the bytes written."""
+    from there on.
+
+    With ``reach``, a modifier window's margin is written as the core's
+    ``window_score``: clamped to what the modifiers still in play can
+    change, so margins that succeed (or fail) whatever is played share a
+    key (and the dice outcomes leading to them merge into one outcome).
+    Returns the bytes written."""
     cdef int i, j, k, n = 0, a, end
     cdef uint8_t bits = 0, v
     cdef uint8_t card[NCARDS]
@@ -214,7 +225,9 @@ cdef int pack_key(const State* s, const Groups* g, uint8_t* out) noexcept nogil:
         out[n] = <uint8_t>s.pend.mods[1]; n += 1
     elif s.phase == PH_MODIFIERS:
         out[n] = s.pend.roll; n += 1
-        if s.pend.kind == PK_ATTACK:
+        if reach:
+            out[n] = <uint8_t>window_score(c, s)
+        elif s.pend.kind == PK_ATTACK:
             out[n] = <uint8_t>(s.pend.dice[0] + s.pend.mods[0] - s.pend.dice[1] - s.pend.mods[1])
         else:
             out[n] = <uint8_t>(s.pend.dice[0] + s.pend.mods[0])
@@ -355,7 +368,10 @@ cdef class Solver:
     chained chance steps expanded together and their outcomes merged by key;
     ``transpositions``: the table looked up and stored (off, with
     ``merging`` off: a plain expectimax visiting the same positions as a
-    Python one, for the per-node comparison); ``clock``: the time source of the deadline (a callable returning
+    Python one, for the per-node comparison); ``reach``: a modifier
+    window's margin keyed only as far as the modifiers left can move it
+    (``pack_key``), so dice outcomes decided whatever is played merge;
+    ``clock``: the time source of the deadline (a callable returning
     seconds).  The switches are for measurements
     (benchmarks/endgame_nodes.py) and tests: each keeps the values exact."""
 
@@ -368,7 +384,7 @@ cdef class Solver:
 
     def __init__(self, long long table_entries=1 << 19, bint ordering=True, bint bounds=True,
                  bint canonical=True, bint history=True, bint merging=True,
-                 bint transpositions=True, clock=None):
+                 bint transpositions=True, bint reach=True, clock=None):
         import time
         if table_entries < BUCKET:
             raise ValueError(f"table_entries must be at least {BUCKET}, got {table_entries}")
@@ -382,6 +398,7 @@ cdef class Solver:
         self.transpositions = transpositions
         self.history = history
         self.merging = merging
+        self.reach = reach
         self.clock = clock if clock is not None else time.perf_counter
 
     @property
@@ -448,7 +465,7 @@ cdef class Solver:
                 return 0.0
         e = NULL
         if self.transpositions:
-            pack_key(s, &self.groups, key)
+            pack_key(c, s, &self.groups, self.reach, key)
             h = _hash_key(key)
             e = _table_find(&self.table, h, key)
         if e != NULL:
@@ -645,7 +662,7 @@ cdef class Solver:
                 leaf.hash = 0
                 leaf.value = (returns_of(&child, 0) + 1.0) * 0.5
             else:
-                pack_key(&child, &self.groups, leaf.key)
+                pack_key(c, &child, &self.groups, self.reach, leaf.key)
                 leaf.hash = _hash_key(leaf.key)
         return 0
 
@@ -790,13 +807,14 @@ def solvable(Core core):
     return bool(in_solvable_region(&core.config.c, &core.s))
 
 
-def key_bytes(Core core, bint canonical=False):
+def key_bytes(Core core, bint canonical=False, bint reach=False):
     """The packed position (``pack_key``) as bytes, for tests: with every
-    card named by its number, or (``canonical``) interchangeable cards merged."""
+    card named by its number, or (``canonical``) interchangeable cards
+    merged; a modifier window's margin as it is, or (``reach``) clamped."""
     cdef uint8_t key[KEY_BYTES]
     cdef Groups groups
     make_groups(&core.config.c, canonical, &groups)
-    pack_key(&core.s, &groups, key)
+    pack_key(&core.config.c, &core.s, &groups, reach, key)
     return bytes(key[:KEY_BYTES])
 
 

@@ -261,6 +261,7 @@ cdef int hand_size(const Config* c, const State* s, int side) noexcept nogil
 cdef int deck_size(const Config* c, const State* s, int side) noexcept nogil
 cdef int polish_score(const State* s) noexcept nogil
 cdef int german_score(const State* s) noexcept nogil
+cdef int window_score(const Config* c, const State* s) noexcept nogil
 
 
 cdef class CoreConfig:

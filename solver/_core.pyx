@@ -842,6 +842,65 @@ cdef void _close_window(const Config* c, State* s) noexcept nogil:
     _finish_action(c, s, False)
 
 
+cdef int _modifier_reach(const Config* c, const State* s, int q, bint own, bint other) noexcept nogil:
+    """R18: the most player ``q`` can still move a roll in the window: +2 a
+    Good Luck in hand (if ``own``: q's roll exists), +1 a fresh card on the
+    table with Assistance (if ``own``), +2 a Bad Luck in hand (if ``other``:
+    the enemy's roll exists)."""
+    cdef int r = 0, g, e
+    cdef uint32_t m = s.at[q][LOC_HAND]
+    while m:
+        g = q * SIDE_CARDS + _ctz(m)
+        m &= m - 1
+        e = c.effect[g]
+        if (e == E_GOOD_LUCK and own) or (e == E_BAD_LUCK and other):
+            r += 2
+    if own:
+        m = s.at[q][LOC_FOREST] | s.at[q][LOC_PERIPHERY] | s.at[q][LOC_BASE]
+        while m:
+            g = q * SIDE_CARDS + _ctz(m)
+            m &= m - 1
+            if not s.exhausted[g] and c.assistance[g]:
+                r += 1
+    return r
+
+
+cdef int window_score(const Config* c, const State* s) noexcept nogil:
+    """In a modifier window (R18), the action's margin of success as the
+    window's close will read it (R15f, R16, R17): success iff it is at least
+    1 (attack: attacker's total minus defender's; Search, Spy, Sturmwind:
+    the total minus the card's number, plus 1), clamped to what the
+    modifiers left in play can still change.  Modifiers only ever leave
+    play during the window, so a margin above what the enemy can still
+    subtract succeeds whatever is played, and one at or below minus what the
+    actor can still add fails whatever is played: such margins are written
+    as the nearest one that is still decided (the enemy's reach + 1, or
+    minus the actor's reach).  Two window positions equal but for their
+    margins, which clamp to the same score, offer the same choices at every
+    step and close with the same result, so they have the same value.
+    Outside the window: 0."""
+    cdef int a = s.pend.card
+    cdef int p = s.pend.actor
+    cdef int x, up, down
+    cdef bint attack = s.pend.kind == PK_ATTACK
+    if s.phase != PH_MODIFIERS:
+        return 0
+    if attack:
+        x = (s.pend.dice[0] + c.bullets[a] + s.pend.mods[0]
+             - s.pend.dice[1] - c.bullets[s.pend.defender] - s.pend.mods[1])
+    elif s.pend.kind == PK_SEARCH:
+        x = s.pend.dice[0] + s.pend.mods[0] - c.search[a] + 1
+    else:
+        x = s.pend.dice[0] + s.pend.mods[0] - c.steal[a] + 1
+    up = _modifier_reach(c, s, p, True, attack)         # the actor's roll always exists
+    down = _modifier_reach(c, s, 1 - p, attack, True)
+    if x > down + 1:
+        return down + 1
+    if x < -up:
+        return -up
+    return x
+
+
 cdef void _open_window(State* s) noexcept nogil:
     # R18: the acting player has priority first.
     s.phase = PH_MODIFIERS

@@ -1,8 +1,10 @@
 """The exact last-turn solver's speed-ups keep it exact: canonical table keys
-over interchangeable cards (R27), move ordering and chance-node probing.
-Each is checked against the solver with that mechanism off, against the
-frozen suite's exact values (results/endgame-suite.json), and, for the keys,
-by solving a position and its copy with identical cards swapped."""
+over interchangeable cards (R27), move ordering, chance-node probing and
+modifier-window margins keyed by their reach.  Each is checked against the
+solver with that mechanism off, against the frozen suite's exact values
+(results/endgame-suite.json), and, for the keys, by solving a position and
+its copy with identical cards swapped, or by playing every modifier
+sequence from window positions whose margins the key merges."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from solver import Core
 from solver.game import make_config
 
 SUITE = Path(__file__).resolve().parent.parent / "results" / "endgame-suite.json"
-SWITCHES = ("canonical", "history", "merging")
+SWITCHES = ("canonical", "history", "merging", "reach")
 
 
 @cache
@@ -129,6 +131,76 @@ def test_canonical_key_tells_different_cards_apart():
 
 
 # ---- each mechanism off against all on ---------------------------------------------
+
+# ---- modifier windows keyed by reach ------------------------------------------
+
+def window_positions(games: int, rng: random.Random) -> list[Core]:
+    """Modifier-window positions (R18) met on random walks from suite positions."""
+    config = make_config(None)
+    found = []
+    for row in rng.sample(suite_rows(), games):
+        core = Core.from_bytes(config, base64.b64decode(row["state"]))
+        while not core.is_terminal():
+            if core.phase == "modifiers":
+                found.append(core.copy())
+            if core.is_chance():
+                outcomes = core.chance_outcomes()
+                core.apply(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+            else:
+                core.apply(rng.choice(core.legal_actions()))
+    return found
+
+
+def with_dice(core: Core, dice: tuple) -> Core:
+    fields = core.fields()
+    fields["pending"]["dice"] = list(dice)
+    return Core.from_fields(core.config, fields)
+
+
+def close_alike(a: Core, b: Core, seen: set) -> bool:
+    """Whether every sequence of modifier choices leads ``a`` and ``b`` to
+    the same position (the same full key) once the window closes: the same
+    choices at every step, and the same position after each (each pair of
+    positions compared once, ``seen``)."""
+    pair = (key_bytes(a), key_bytes(b))
+    if pair in seen:
+        return True
+    seen.add(pair)
+    if a.phase != "modifiers" or b.phase != "modifiers":
+        return pair[0] == pair[1]
+    if a.current_player() != b.current_player() or a.legal_actions() != b.legal_actions():
+        return False
+    for action in a.legal_actions():
+        x, y = a.copy(), b.copy()
+        x.apply(action)
+        y.apply(action)
+        if not close_alike(x, y, seen):
+            return False
+    return True
+
+
+def test_window_margins_merged_by_reach_close_alike():
+    """Window positions that differ only by their dice, merged by the reach
+    key (the margin clamped to what the modifiers left can change), lead to
+    the same position after every sequence of modifier choices: the same
+    success or failure and the same cards spent.  Checked by playing every
+    sequence; the per-card keys of the merged positions differ."""
+    merged = 0
+    for window in window_positions(60, random.Random(1))[::5]:
+        attack = window.pending["kind"] == "attack"
+        dice = ([(a, b) for a in range(1, 7) for b in range(1, 7)] if attack
+                else [(a,) for a in range(1, 7)])
+        by_key: dict[bytes, dict[bytes, Core]] = {}
+        for d in dice:
+            core = with_dice(window, d)
+            by_key.setdefault(key_bytes(core, reach=True), {})[key_bytes(core)] = core
+        for same in by_key.values():
+            first, *others = same.values()
+            for other in others:
+                assert close_alike(first, other, set())
+                merged += 1
+    assert merged > 100
+
 
 @pytest.mark.parametrize("switch", SWITCHES)
 def test_each_mechanism_keeps_the_suite_values(switch):
