@@ -250,10 +250,12 @@ def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHO
                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Each position solved twice with a ``limit``-second budget (every
     action; the best action only), each from an empty table: the shares
-    solved within each threshold, nodes per second, the table's hit rate."""
+    solved within each threshold, nodes per second, the table's hit rate,
+    and the share of the solver's nodes at each step of the game."""
     engine = Solver()
     every, best, rates = [], [], []
     probes = hits = 0
+    steps: dict[str, int] = {}
     by_distance: dict[str, list[bool]] = {}
     for n, (row, core) in enumerate(cores):
         times = []
@@ -263,6 +265,8 @@ def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHO
             if every_action:
                 probes += result.probes
                 hits += result.hits
+                for step, count in engine.nodes_by_step().items():
+                    steps[step] = steps.get(step, 0) + count
                 if result.seconds > 0:
                     rates.append(result.nodes / result.seconds)
         every.append(times[0])
@@ -281,7 +285,10 @@ def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHO
                 band: {"positions": len(v), "share": round(sum(v) / len(v), 4)}
                 for band, v in sorted(by_distance.items(), key=lambda kv: _band_order(kv[0]))},
             "nodes_per_second_median": round(statistics.median(rates)) if rates else None,
-            "table_hit_rate": round(hits / probes, 4) if probes else None}
+            "table_hit_rate": round(hits / probes, 4) if probes else None,
+            "nodes_by_step_share": {step: round(count / sum(steps.values()), 4)
+                                    for step, count in sorted(steps.items(),
+                                                              key=lambda kv: -kv[1])}}
 
 
 def _distance_band(k: int) -> str:

@@ -79,8 +79,10 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy, memset
 
+from solver.vocabulary import PHASES
+
 from solver._core cimport (
-    NCARDS, NUM_ACTIONS, PH_DRAW, PH_MODIFIERS, PH_REDRAW, PH_ROCKET, PH_ROLL, PK_ATTACK,
+    NCARDS, NUM_ACTIONS, PH_COUNT, PH_DRAW, PH_MODIFIERS, PH_REDRAW, PH_ROCKET, PH_ROLL, PK_ATTACK,
     Config, Core, State, chance_outcomes, deck_size, is_chance, is_terminal,
     legal_actions, apply_action, returns_of, window_score,
 )
@@ -420,6 +422,17 @@ cdef class Solver:
         return {"probes": t.probes, "hits": t.hits, "stores": t.stores,
                 "evictions": t.evictions, "used": t.used, "slots": t.cap}
 
+    cdef void _count(self, const State* s) noexcept nogil:
+        """One more position visited, at ``s``'s step."""
+        self.nodes += 1
+        self.step_nodes[s.phase] += 1
+
+    def nodes_by_step(self):
+        """The last solve's (or probe's) visited positions by step
+        (``solver.vocabulary.PHASES``; steps with none left out): they add
+        up to ``nodes``."""
+        return {PHASES[k]: self.step_nodes[k] for k in range(PH_COUNT) if self.step_nodes[k]}
+
     cdef bint _out_of_budget(self) noexcept nogil:
         cdef double now
         if self.aborted:
@@ -448,7 +461,7 @@ cdef class Solver:
         cdef uint32_t work
         cdef int hint = -1, move = -1
         if is_terminal(s):
-            self.nodes += 1
+            self._count(s)
             return (returns_of(s, 0) + 1.0) * 0.5
         if self._out_of_budget():
             return 0.0
@@ -484,7 +497,7 @@ cdef class Solver:
         a0 = alpha
         b0 = beta
         before = self.nodes
-        self.nodes += 1
+        self._count(s)
         if is_chance(s):
             v = self._chance(c, s, alpha, beta)
         else:
@@ -641,7 +654,7 @@ cdef class Solver:
             if self._out_of_budget():
                 return -1
             if is_chance(&child) and not is_terminal(&child):
-                self.nodes += 1             # visited on the way
+                self._count(&child)             # visited on the way
                 first = n[0]
                 if self._expand(c, &child, p * probs[k], leaves, n, depth + 1) < 0:
                     return -1
@@ -658,7 +671,7 @@ cdef class Solver:
                 leaf.path[j] = -1
             leaf.path[depth] = acts[k]
             if is_terminal(&child):
-                self.nodes += 1
+                self._count(&child)
                 leaf.hash = 0
                 leaf.value = (returns_of(&child, 0) + 1.0) * 0.5
             else:
@@ -739,7 +752,9 @@ cdef class Solver:
                              "information remains)")
         if is_terminal(&root.s):
             raise ValueError("solve: the position is terminal")
-        self.nodes = 1      # the root; each position below is counted once, by _value
+        memset(self.step_nodes, 0, sizeof(self.step_nodes))
+        self.nodes = 0
+        self._count(&root.s)  # the root; each position below is counted once, by _value
         self.cutoffs = 0
         self.table.probes = 0
         self.table.hits = 0
@@ -789,6 +804,7 @@ cdef class Solver:
         cdef double v
         if not in_solvable_region(&position.config.c, &position.s):
             raise ValueError("probe: the position is not in the solvable region")
+        memset(self.step_nodes, 0, sizeof(self.step_nodes))
         self.nodes = 0
         self.cutoffs = 0
         self.aborted = False

@@ -17,6 +17,7 @@ from exact._endgame import Solver
 from exact.endgame import key_bytes, solvable, solve
 from helpers import last_turn
 from solver._core import encode_action
+from solver.vocabulary import PHASES
 
 GAME = {v: pyspiel.load_game("wildhorn", {"variant": v}) for v in ("tiny", "small")}
 FULL = pyspiel.load_game("wildhorn")
@@ -399,6 +400,11 @@ def test_bench_endgame_pieces(tmp_path):
                 assert entry["hi"] < row["value"]
     times = be.solve_times(cores[-2:], limit=0.5)
     assert set(times["solved_within"]) == {"0.1s", "1s", "10s"}
+    assert sum(times["nodes_by_step_share"].values()) == pytest.approx(1.0, abs=1e-3)
+    engine = Solver()
+    result = solve(cores[-1][1], max_nodes=50_000, solver=engine)
+    by_step = engine.nodes_by_step()
+    assert sum(by_step.values()) == result.nodes and set(by_step) <= set(PHASES)
     grades = be.grade_bots(be.small_positions(count=10), ("heuristic",))
     assert grades["positions"] == 10 and 0.0 <= grades["heuristic"]["all"]["optimal"] <= 1.0
     ratio = be.c_vs_python(count=1)
