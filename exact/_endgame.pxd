@@ -78,7 +78,7 @@ cdef class Solver:
     cdef readonly bint reach           # 1: a modifier window's margin keyed only as far as the modifiers left can move it
     cdef uint32_t hist[2][PH_COUNT][NUM_ACTIONS]  # per player and step, cut-off weight of each action (this solve)
     cdef readonly long long cutoffs    # cut-offs taken (decision and chance nodes)
-    cdef long long step_nodes[PH_COUNT]  # positions visited by the last solve, by step (they add up to nodes)
+    cdef long long step_nodes[PH_COUNT]  # positions visited by the last solve or probe, by step (they add up to nodes)
     cdef void _count(self, const State* s) noexcept nogil
     cdef double _value(self, const Config* c, const State* s, double alpha,
                        double beta) noexcept nogil

@@ -846,7 +846,10 @@ cdef int _modifier_reach(const Config* c, const State* s, int q, bint own, bint 
     """R18: the most player ``q`` can still move a roll in the window: +2 a
     Good Luck in hand (if ``own``: q's roll exists), +1 a fresh card on the
     table with Assistance (if ``own``), +2 a Bad Luck in hand (if ``other``:
-    the enemy's roll exists)."""
+    the enemy's roll exists).  Every card counts, not only the one of its
+    kind that ``_modifier_actions`` offers at a time: the others are offered
+    in turn.  Keep the two in step: a modifier this does not count would
+    make ``window_score`` merge positions that differ."""
     cdef int r = 0, g, e
     cdef uint32_t m = s.at[q][LOC_HAND]
     while m:
@@ -879,21 +882,20 @@ cdef int window_score(const Config* c, const State* s) noexcept nogil:
     margins, which clamp to the same score, offer the same choices at every
     step and close with the same result, so they have the same value.
     Outside the window: 0."""
-    cdef int a = s.pend.card
-    cdef int p = s.pend.actor
-    cdef int x, up, down
-    cdef bint attack = s.pend.kind == PK_ATTACK
+    cdef int a, p, x, up, down
     if s.phase != PH_MODIFIERS:
         return 0
-    if attack:
+    a = s.pend.card
+    p = s.pend.actor
+    if s.pend.kind == PK_ATTACK:
         x = (s.pend.dice[0] + c.bullets[a] + s.pend.mods[0]
              - s.pend.dice[1] - c.bullets[s.pend.defender] - s.pend.mods[1])
     elif s.pend.kind == PK_SEARCH:
         x = s.pend.dice[0] + s.pend.mods[0] - c.search[a] + 1
     else:
         x = s.pend.dice[0] + s.pend.mods[0] - c.steal[a] + 1
-    up = _modifier_reach(c, s, p, True, attack)         # the actor's roll always exists
-    down = _modifier_reach(c, s, 1 - p, attack, True)
+    up = _modifier_reach(c, s, p, _has_roll(s, p), _has_roll(s, 1 - p))
+    down = _modifier_reach(c, s, 1 - p, _has_roll(s, 1 - p), _has_roll(s, p))
     if x > down + 1:
         return down + 1
     if x < -up:

@@ -130,8 +130,6 @@ def test_canonical_key_tells_different_cards_apart():
     assert checked > 10
 
 
-# ---- each mechanism off against all on ---------------------------------------------
-
 # ---- modifier windows keyed by reach ------------------------------------------
 
 def window_positions(games: int, rng: random.Random) -> list[Core]:
@@ -201,6 +199,8 @@ def test_window_margins_merged_by_reach_close_alike():
                 merged += 1
     assert merged > 100
 
+
+# ---- each mechanism off against all on ---------------------------------------------
 
 @pytest.mark.parametrize("switch", SWITCHES)
 def test_each_mechanism_keeps_the_suite_values(switch):
