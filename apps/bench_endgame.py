@@ -276,6 +276,8 @@ def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHO
         log(f"position {n + 1}/{len(cores)}: {row['phase']}, {row['from_end']} from the end: "
             f"{times[0]:.3f} s (best {times[1]:.3f} s)")
 
+    total_steps = sum(steps.values())
+
     def shares(ts: list[float]) -> dict[str, float]:
         return {f"{t:g}s": round(sum(x <= t for x in ts) / len(ts), 4) for t in THRESHOLDS}
 
@@ -286,7 +288,7 @@ def solve_times(cores: list[tuple[dict[str, Any], Core]], limit: float = THRESHO
                 for band, v in sorted(by_distance.items(), key=lambda kv: _band_order(kv[0]))},
             "nodes_per_second_median": round(statistics.median(rates)) if rates else None,
             "table_hit_rate": round(hits / probes, 4) if probes else None,
-            "nodes_by_step_share": {step: round(count / sum(steps.values()), 4)
+            "nodes_by_step_share": {step: round(count / total_steps, 4)
                                     for step, count in sorted(steps.items(),
                                                               key=lambda kv: -kv[1])}}
 

@@ -593,10 +593,22 @@ cdef int _play_window(const Config* c, const State* s, int p, int effect, int* o
     return n
 
 
+cdef inline bint _hand_modifier(const Config* c, int g, bint own, bint other) noexcept nogil:
+    """R18: card ``g`` in hand modifies a roll in the window: Good Luck if
+    its owner's roll exists (``own``), Bad Luck if the enemy's does
+    (``other``)."""
+    return (c.effect[g] == E_GOOD_LUCK and own) or (c.effect[g] == E_BAD_LUCK and other)
+
+
+cdef inline bint _can_assist(const Config* c, const State* s, int g) noexcept nogil:
+    """R18: card ``g`` on the table can give Assistance (+1): fresh, with the ability."""
+    return not s.exhausted[g] and c.assistance[g]
+
+
 cdef int _modifier_actions(const Config* c, const State* s, int* out) noexcept nogil:
     """R18: Good Luck / Bad Luck from hand, Assistance of a fresh card."""
     cdef int q = s.player
-    cdef int n = 1, i, g, e
+    cdef int n = 1, i, g
     cdef bint own = _has_roll(s, q)
     cdef bint other = _has_roll(s, 1 - q)
     cdef uint32_t m = s.at[q][LOC_HAND]
@@ -605,8 +617,7 @@ cdef int _modifier_actions(const Config* c, const State* s, int* out) noexcept n
         i = _ctz(m)
         m &= m - 1
         g = q * SIDE_CARDS + i
-        e = c.effect[g]
-        if ((e == E_GOOD_LUCK and own) or (e == E_BAD_LUCK and other)) and _hand_rep(c, s, g):
+        if _hand_modifier(c, g, own, other) and _hand_rep(c, s, g):
             out[n] = A_PLAY + i
             n += 1
     if own:
@@ -615,7 +626,7 @@ cdef int _modifier_actions(const Config* c, const State* s, int* out) noexcept n
             i = _ctz(m)
             m &= m - 1
             g = q * SIDE_CARDS + i
-            if not s.exhausted[g] and c.assistance[g] and _table_rep(c, s, g):
+            if _can_assist(c, s, g) and _table_rep(c, s, g):
                 out[n] = A_ASSIST + i
                 n += 1
     return n
@@ -848,22 +859,20 @@ cdef int _modifier_reach(const Config* c, const State* s, int q, bint own, bint 
     table with Assistance (if ``own``), +2 a Bad Luck in hand (if ``other``:
     the enemy's roll exists).  Every card counts, not only the one of its
     kind that ``_modifier_actions`` offers at a time: the others are offered
-    in turn.  Keep the two in step: a modifier this does not count would
-    make ``window_score`` merge positions that differ."""
-    cdef int r = 0, g, e
+    in turn.  Both read the same tests (``_hand_modifier``, ``_can_assist``)."""
+    cdef int r = 0, g
     cdef uint32_t m = s.at[q][LOC_HAND]
     while m:
         g = q * SIDE_CARDS + _ctz(m)
         m &= m - 1
-        e = c.effect[g]
-        if (e == E_GOOD_LUCK and own) or (e == E_BAD_LUCK and other):
+        if _hand_modifier(c, g, own, other):
             r += 2
     if own:
         m = s.at[q][LOC_FOREST] | s.at[q][LOC_PERIPHERY] | s.at[q][LOC_BASE]
         while m:
             g = q * SIDE_CARDS + _ctz(m)
             m &= m - 1
-            if not s.exhausted[g] and c.assistance[g]:
+            if _can_assist(c, s, g):
                 r += 1
     return r
 
