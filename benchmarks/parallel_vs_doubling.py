@@ -1,6 +1,7 @@
 """Is parallel search worth what doubling one thread's time is worth?
 
     python benchmarks/parallel_vs_doubling.py
+    python benchmarks/parallel_vs_doubling.py --keyed
 
 Reads two seat-swapped matches at 0.1 s per move (issue 21):
 
@@ -21,10 +22,18 @@ whatever the signs.  ``target_met`` is the point estimate's verdict;
 intervals (Wilson) treat the games as independent; the margin's bootstrap
 keeps each deal's pair together.  Each match records the games its
 ``tournament.json`` scheduled beside those played, and whether its run
-is finished (no ``tournament.lock`` left and every game played).
+is finished (no ``tournament.lock`` left and every game played), and its
+score and Elo by deal pair (``by_pair``: the pentanomial model over the
+complete deals, ``apps.tournament.stats.pair_statistics``).
+
+``--keyed`` reads the same two questions asked again with keyed common
+random numbers (issue 28, item 7): ``threads2-vs-1-0.1s-keyed`` and
+``doubling-0.2-vs-0.1s-keyed``, and writes
+``results/parallel-vs-doubling-keyed.json``.
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import sys
@@ -35,10 +44,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from apps.tournament.stats import elo_of_score, wilson  # noqa: E402
+from apps.tournament.stats import elo_of_score, pair_statistics, pentanomial, wilson  # noqa: E402
 
 MATCHES = {"parallel": ROOT / "results/tournaments/threads2-vs-1-0.1s",
            "doubling": ROOT / "results/tournaments/doubling-0.2-vs-0.1s"}
+MATCHES_KEYED = {"parallel": ROOT / "results/tournaments/threads2-vs-1-0.1s-keyed",
+                 "doubling": ROOT / "results/tournaments/doubling-0.2-vs-0.1s-keyed"}
 TARGET = 0.8
 SAMPLES = 10_000
 
@@ -79,7 +90,8 @@ def compare(matches: dict[str, Path]) -> dict:
                                 "games": n, "scheduled": scheduled,
                                 "finished": n >= scheduled and not (folder / "tournament.lock").exists(),
                                 "wins": k, "score": k / n, "score_ci95": [lo, hi],
-                                "elo": elo(k / n), "elo_ci95": [elo(lo), elo(hi)]}
+                                "elo": elo(k / n), "elo_ci95": [elo(lo), elo(hi)],
+                                "by_pair": pair_statistics(pentanomial(w[g == 2].astype(float)))}
         picks = rng.integers(0, len(w), size=(SAMPLES, len(w)))
         boot[name] = np.vectorize(elo)(w[picks].sum(axis=1) / g[picks].sum(axis=1))
     par, dbl = out["matches"]["parallel"]["elo"], out["matches"]["doubling"]["elo"]
@@ -94,15 +106,20 @@ def compare(matches: dict[str, Path]) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keyed", action="store_true",
+                        help="the matches replayed with keyed chance (issue 28)")
+    args = parser.parse_args(argv)
     try:
-        out = compare(MATCHES)
+        out = compare(MATCHES_KEYED if args.keyed else MATCHES)
     except FileNotFoundError as error:
         print(f"{error.filename}: {error.strerror or 'missing'} (play the match first: "
               "its README)", file=sys.stderr)
         return 2
-    out["command"] = "python benchmarks/parallel_vs_doubling.py"
-    path = ROOT / "results/parallel-vs-doubling.json"
+    suffix = "-keyed" if args.keyed else ""
+    out["command"] = "python benchmarks/parallel_vs_doubling.py" + (" --keyed" if args.keyed else "")
+    path = ROOT / f"results/parallel-vs-doubling{suffix}.json"
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))
     return 0

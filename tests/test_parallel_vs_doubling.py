@@ -39,6 +39,9 @@ def test_figures_follow_from_the_games(script, tmp_path):
     assert (p["wins"], p["games"], d["wins"], d["games"]) == (125, 200, 150, 200)
     assert p["finished"] and p["scheduled"] == 200
     assert p["elo"] == pytest.approx(400 * math.log10(125 / 75))
+    assert p["by_pair"]["pairs"] == 100 and p["by_pair"]["pentanomial"] == [0, 0, 75, 0, 25]
+    assert p["by_pair"]["score"] == pytest.approx(0.625)
+    assert d["by_pair"]["pentanomial"] == [0, 0, 50, 0, 50]
     assert d["elo"] == pytest.approx(400 * math.log10(150 / 50))
     assert out["ratio"] == pytest.approx(p["elo"] / d["elo"])
     assert out["margin_elo"] == pytest.approx(p["elo"] - 0.8 * d["elo"])
@@ -67,3 +70,20 @@ def test_an_unfinished_match_says_so(script, tmp_path):
     assert out["matches"]["parallel"]["finished"]
     assert not out["matches"]["doubling"]["finished"]
     assert out["matches"]["doubling"]["scheduled"] == 400
+
+
+def test_keyed_reads_the_keyed_folders_and_writes_its_own_file(script, tmp_path, monkeypatch):
+    """``--keyed`` compares the two matches replayed with keyed chance and
+    writes results/parallel-vs-doubling-keyed.json, leaving the old file."""
+    par = match(tmp_path / "p", "a2", "a1", [2, 1] * 10)
+    dbl = match(tmp_path / "d", "b2", "b1", [1, 1] * 10)
+    monkeypatch.setattr(script, "MATCHES_KEYED", {"parallel": par, "doubling": dbl})
+    monkeypatch.setattr(script, "MATCHES", {"parallel": tmp_path / "none", "doubling": tmp_path / "none"})
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    (tmp_path / "results").mkdir()
+    assert script.main(["--keyed"]) == 0
+    out = json.loads((tmp_path / "results/parallel-vs-doubling-keyed.json").read_text())
+    assert out["command"].endswith("--keyed")
+    assert out["matches"]["parallel"]["wins"] == 30 and out["matches"]["doubling"]["wins"] == 20
+    assert not (tmp_path / "results/parallel-vs-doubling.json").exists()
+    assert script.main([]) == 2                 # the old folders are missing here
