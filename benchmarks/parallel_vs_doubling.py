@@ -117,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{error.filename}: {error.strerror or 'missing'} (play the match first: "
               "its README)", file=sys.stderr)
         return 2
-    suffix = "-keyed" if args.keyed else ""
     out["command"] = "python benchmarks/parallel_vs_doubling.py" + (" --keyed" if args.keyed else "")
-    path = ROOT / f"results/parallel-vs-doubling{suffix}.json"
+    path = ROOT / ("results/parallel-vs-doubling-keyed.json" if args.keyed
+                   else "results/parallel-vs-doubling.json")
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))
     return 0
