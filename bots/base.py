@@ -81,6 +81,14 @@ class RandomBot(Bot):
 # many), so that an iteration budget stays deterministic.
 ENDGAME_SHARE = 0.5
 ENDGAME_NODES_PER_ITERATION = 50
+# Back-off during play: after an attempt that does not finish, the next
+# decision's attempt gets this factor of the share, down to
+# ENDGAME_SHARE_MIN; a finished solve, or a decision outside the solvable
+# region (a new game), gives back ENDGAME_SHARE.  The solver's table is kept
+# between attempts, so the smaller attempts still build on the larger ones;
+# a position far from the end no longer costs half of every move.
+ENDGAME_BACKOFF = 0.5
+ENDGAME_SHARE_MIN = 1 / 16
 
 # A decided game (``decided=heuristic``): the search's win estimate for the
 # side to move beyond these bounds, and every action's value within this
@@ -127,6 +135,17 @@ def is_decided(stats: dict[str, Any]) -> bool:
                for a in rows)
 
 
+def next_endgame_share(share: float, attempt: Solution | None) -> float:
+    """The share of the next decision's exact attempt after one with
+    ``share`` gave ``attempt`` (None: no attempt, the position outside the
+    solvable region or ``endgame=off``): back to :data:`ENDGAME_SHARE`
+    after a finished solve or outside the region, else backed off by
+    :data:`ENDGAME_BACKOFF`, not below :data:`ENDGAME_SHARE_MIN`."""
+    if attempt is None or attempt.complete:
+        return ENDGAME_SHARE
+    return max(ENDGAME_SHARE_MIN, share * ENDGAME_BACKOFF)
+
+
 class SearchBot(Bot):
     """A bot around a Cython searcher (``engine()(seed=..., **engine_options)``)
     with a time or iteration budget (1 s when neither is given).  The
@@ -141,7 +160,10 @@ class SearchBot(Bot):
     each); if the solve finishes, the bot plays its best action (the first
     optimal one in the legal order) and its statistics are exact
     (``stats["exact"]``); otherwise the search runs with the rest of the
-    budget, as without it.
+    budget, as without it.  During play the share backs off after an
+    attempt that does not finish (:data:`ENDGAME_BACKOFF`, down to
+    :data:`ENDGAME_SHARE_MIN`) and returns to :data:`ENDGAME_SHARE` after
+    one that does; ``endgame_share`` holds the next attempt's share.
 
     ``decided``: "heuristic", "pass" or "off".  With "heuristic", when the search
     finds the game decided (:func:`is_decided`: the side to move's win
@@ -169,6 +191,7 @@ class SearchBot(Bot):
         # solver nodes per iteration of an iteration budget (advise gives more)
         self.endgame_nodes_per_iteration = ENDGAME_NODES_PER_ITERATION
         self._endgame_solver: EndgameSolver | None = None
+        self.endgame_share = ENDGAME_SHARE   # the next attempt's share in play (backs off)
         if iterations is None and time is None:
             time = 1.0
         self.time = time or 0.0
@@ -225,7 +248,9 @@ class SearchBot(Bot):
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        exact, spent = self.solve_exactly(core, self.endgame_every_action)
+        exact, spent = self.solve_exactly(core, self.endgame_every_action,
+                                          share=self.endgame_share)
+        self.endgame_share = next_endgame_share(self.endgame_share, exact)
         if exact is not None and exact.complete:
             return self._exact_answer(core, exact)
         if observations is None:
@@ -247,10 +272,10 @@ class SearchBot(Bot):
         """Extra keyword arguments of this bot's searches during play."""
         return {}
 
-    def solve_exactly(self, core: Core, every_action: bool = False
-                      ) -> tuple[Solution | None, float]:
+    def solve_exactly(self, core: Core, every_action: bool = False,
+                      share: float = ENDGAME_SHARE) -> tuple[Solution | None, float]:
         """With ``endgame=exact`` and ``core`` in the solvable region, the
-        exact solve within this bot's share of the budget, and the seconds
+        exact solve within ``share`` of this bot's budget, and the seconds
         it took (on ``bots._budget``'s clock); (None, 0.0) otherwise."""
         if self.endgame != "exact" or not solvable(core):
             return None, 0.0
@@ -258,8 +283,8 @@ class SearchBot(Bot):
             self._endgame_solver = EndgameSolver(clock=lambda: _budget.clock())
         start = _budget.clock()
         result = solve_endgame(
-            core, max_nodes=int(ENDGAME_SHARE * self.endgame_nodes_per_iteration * self.iterations),
-            max_seconds=ENDGAME_SHARE * self.time, every_action=every_action,
+            core, max_nodes=int(share * self.endgame_nodes_per_iteration * self.iterations),
+            max_seconds=share * self.time, every_action=every_action,
             solver=self._endgame_solver, keep_table=True)
         return result, _budget.clock() - start
 

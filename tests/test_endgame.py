@@ -304,6 +304,53 @@ def test_bot_falls_back_to_search_when_the_budget_is_short():
     assert "exact" not in out and out["stats"]["iterations"] == 2
 
 
+def test_bot_backs_off_after_unfinished_attempts_and_returns_after_a_finished_one(monkeypatch):
+    """In play, an attempt that does not finish halves the next one's share
+    (down to 1/16); a finished solve gives back the full share, and so does
+    a decision outside the solvable region (a new game).  The node budget
+    each attempt gets follows the share."""
+    from bots import base
+    budgets = []
+    real = base.solve_endgame
+
+    def spy(core, **kw):
+        budgets.append(kw["max_nodes"])
+        return real(core, **kw)
+
+    monkeypatch.setattr(base, "solve_endgame", spy)
+    bot = make_bot("ismcts:iterations=8,endgame=exact", 0, seed=1)
+    state = after_rocket("small", 0)
+    shares = []
+    for _ in range(5):
+        out = bot.analyse(state)
+        assert "exact" not in out
+        shares.append(bot.endgame_share)
+    assert shares == [0.25, 0.125, 0.0625, 0.0625, 0.0625]
+    assert budgets == [int(s * 50 * 8) for s in (0.5, 0.25, 0.125, 0.0625, 0.0625)]
+    bot.iterations = 200
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
+    bot.endgame_share = 0.0625
+    assert bot.analyse(core)["exact"] and bot.endgame_share == 0.5
+    bot.endgame_share = 0.0625
+    opening = FULL.new_initial_state()
+    while opening.is_chance_node():
+        opening.apply_action(opening.chance_outcomes()[0][0])
+    assert not solvable(opening.core)
+    bot.analyse(opening)
+    assert bot.endgame_share == 0.5
+
+
+def test_advise_solves_do_not_back_off():
+    """``solve_exactly`` itself (advise's replies, bench grading) always
+    takes the full share: the back-off is play's alone."""
+    bot = make_bot("ismcts:iterations=2,endgame=exact", 0, seed=1)
+    state = after_rocket("small", 0)
+    first, _ = bot.solve_exactly(state.core)
+    second, _ = bot.solve_exactly(state.core)
+    assert not first.complete and not second.complete
+    assert bot.endgame_share == 0.5
+
+
 def test_bot_time_budget_uses_the_injected_clock(monkeypatch):
     """With a time budget, the solver's deadline is read on bots._budget's
     clock: a clock that jumps makes it give up, and the search runs."""
