@@ -1,0 +1,110 @@
+"""Does backing off the exact solver's share pay at 0.1 s a move?
+
+    python benchmarks/endgame_backoff.py
+
+Reads two seat-swapped matches of ``ismcts:time=0.1,endgame=exact`` against
+``ismcts:time=0.1,endgame=off``, played on the same deals (seed 40, keyed
+common random numbers, 100 pairs each):
+
+* ``results/tournaments/endgame-exact-vs-off-0.1s-keyed``: before the
+  back-off, every attempt had half of the move;
+* ``results/tournaments/endgame-backoff-vs-off-0.1s-keyed``: with it
+  (``bots.base.ENDGAME_BACKOFF``: after an attempt that does not finish the
+  next one gets half the share, down to a sixteenth of the move);
+
+and writes ``results/endgame-backoff.json``: each match's score and Elo by
+deal pair (``apps.tournament.stats.pair_statistics``), and the change from
+the first to the second on the deals both completed: the mean change of
+the exact bot's score per deal pair with a 95% interval from a bootstrap of
+the deals (each deal's two pairs of games resampled together, since both
+matches dealt it alike), and the Elo of each match's score on those deals
+with the bootstrap interval of their difference.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from apps.tournament.stats import elo_of_score, pair_statistics, pentanomial  # noqa: E402
+
+MATCHES = {"fixed_half": ROOT / "results/tournaments/endgame-exact-vs-off-0.1s-keyed",
+           "backoff": ROOT / "results/tournaments/endgame-backoff-vs-off-0.1s-keyed"}
+SAMPLES = 10_000
+
+
+def pair_scores(folder: Path) -> tuple[str, dict[tuple[str, str, str], float]]:
+    """The first bot's spec and, per complete deal (pairing, deal, deal
+    seed), its score over the deal's two games; FileNotFoundError if the
+    folder has no games."""
+    params = json.loads((folder / "tournament.json").read_text())
+    first = params["bots"][0]
+    wins: dict[tuple[str, str, str], list[int]] = {}
+    with open(folder / "games.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            deal = (row.get("pairing", ""), row["deal"], row.get("deal_seed", ""))
+            w = wins.setdefault(deal, [0, 0])
+            w[0] += row["winner"] == first
+            w[1] += 1
+    if not wins:
+        raise FileNotFoundError(2, "no games played", str(folder / "games.csv"))
+    return first, {k: w[0] / 2 for k, w in wins.items() if w[1] == 2}
+
+
+def compare(matches: dict[str, Path]) -> dict:
+    """The figures above from ``matches["fixed_half"]`` and
+    ``matches["backoff"]`` (FileNotFoundError if one has no games)."""
+    out: dict = {"matches": {}}
+    scores = {}
+    for name, folder in matches.items():
+        first, by_deal = pair_scores(folder)
+        scores[name] = by_deal
+        shown = folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder
+        out["matches"][name] = {"folder": str(shown), "first_bot": first, "pairs": len(by_deal),
+                                "by_pair": pair_statistics(pentanomial(
+                                    2 * np.array(list(by_deal.values()))))}
+    common = sorted(set(scores["fixed_half"]) & set(scores["backoff"]))
+    if not common:
+        raise FileNotFoundError(2, "no deal completed in both matches", str(matches["backoff"]))
+    a = np.array([scores["fixed_half"][k] for k in common])
+    b = np.array([scores["backoff"][k] for k in common])
+    rng = np.random.default_rng(40)
+    picks = rng.integers(0, len(common), size=(SAMPLES, len(common)))
+    diff = (b - a)[picks].mean(axis=1)
+    clip = lambda s: np.clip(s, 0.5 / (2 * len(common)), 1 - 0.5 / (2 * len(common)))  # noqa: E731
+    elo_diff = np.vectorize(elo_of_score)(clip(b[picks].mean(axis=1))) - \
+        np.vectorize(elo_of_score)(clip(a[picks].mean(axis=1)))
+    out["common_pairs"] = len(common)
+    out["score_fixed_half"] = float(a.mean())
+    out["score_backoff"] = float(b.mean())
+    out["score_change"] = float((b - a).mean())
+    out["score_change_ci95_bootstrap"] = [float(q) for q in np.quantile(diff, [0.025, 0.975])]
+    out["elo_change"] = float(elo_of_score(b.mean()) - elo_of_score(a.mean()))
+    out["elo_change_ci95_bootstrap"] = [float(q) for q in np.quantile(elo_diff, [0.025, 0.975])]
+    out["correlation_of_pair_scores"] = float(np.corrcoef(a, b)[0, 1]) \
+        if a.std() > 0 and b.std() > 0 else None
+    return out
+
+
+def main() -> int:
+    try:
+        out = compare(MATCHES)
+    except FileNotFoundError as error:
+        print(f"{error.filename}: {error.strerror or 'missing'} (play the match first: "
+              "its README)", file=sys.stderr)
+        return 2
+    out["command"] = "python benchmarks/endgame_backoff.py"
+    path = ROOT / "results/endgame-backoff.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""benchmarks/endgame_backoff.py on two made-up matches over the same
+deals: each match's figures by pair, and the change between them on the
+deals both completed, follow from the games; a folder without games is an
+error, not a figure."""
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+from tournament_helpers import benchmark_script
+
+
+@pytest.fixture(scope="module")
+def script():
+    return benchmark_script("endgame_backoff")
+
+
+def match(folder: Path, wins_by_deal: list[int], first: str = "exact",
+          second: str = "off") -> Path:
+    """A match folder: per deal two games, of which the first bot won the given count."""
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second],
+                                                        "games": 2 * len(wins_by_deal)}))
+    with open(folder / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["game", "deal", "deal_seed", "winner"])
+        game = 0
+        for deal, wins in enumerate(wins_by_deal):
+            for k in range(2):
+                game += 1
+                w.writerow([game, deal, 1000 + deal, first if k < wins else second])
+    return folder
+
+
+def test_figures_follow_from_the_games(script, tmp_path):
+    old = match(tmp_path / "a", [0, 1, 1, 2] * 25)         # 100 of 200
+    new = match(tmp_path / "b", [1, 1, 2, 2] * 25)         # 150 of 200
+    out = script.compare({"fixed_half": old, "backoff": new})
+    assert out["common_pairs"] == 100
+    assert out["score_fixed_half"] == pytest.approx(0.5)
+    assert out["score_backoff"] == pytest.approx(0.75)
+    assert out["score_change"] == pytest.approx(0.25)
+    lo, hi = out["score_change_ci95_bootstrap"]
+    assert lo < 0.25 < hi and lo > 0                       # every deal's change is 0 or +0.5
+    assert out["elo_change"] == pytest.approx(400 * math.log10(3))
+    assert out["matches"]["backoff"]["by_pair"]["pentanomial"] == [0, 0, 50, 0, 50]
+    assert out["matches"]["fixed_half"]["by_pair"]["pentanomial"] == [25, 0, 50, 0, 25]
+    same = script.compare({"fixed_half": old, "backoff": old})
+    assert same["score_change"] == 0 and same["score_change_ci95_bootstrap"] == [0.0, 0.0]
+
+
+def test_only_deals_complete_in_both_are_compared(script, tmp_path):
+    old = match(tmp_path / "a", [1] * 10)
+    new = match(tmp_path / "b", [2] * 4)                   # an interrupted rerun
+    out = script.compare({"fixed_half": old, "backoff": new})
+    assert out["common_pairs"] == 4 and out["score_change"] == pytest.approx(0.5)
+
+
+def test_a_folder_without_games_is_refused(script, tmp_path):
+    (tmp_path / "empty").mkdir()
+    full = match(tmp_path / "f", [1] * 10)
+    with pytest.raises(FileNotFoundError):
+        script.compare({"fixed_half": full, "backoff": tmp_path / "empty"})
+    header_only = match(tmp_path / "h", [])
+    with pytest.raises(FileNotFoundError, match="no games played"):
+        script.compare({"fixed_half": full, "backoff": header_only})
