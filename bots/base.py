@@ -81,12 +81,13 @@ class RandomBot(Bot):
 # many), so that an iteration budget stays deterministic.
 ENDGAME_SHARE = 0.5
 ENDGAME_NODES_PER_ITERATION = 50
-# Back-off during play: after an attempt that does not finish, the next
-# decision's attempt gets this factor of the share, down to
-# ENDGAME_SHARE_MIN; a finished solve, or a decision outside the solvable
-# region (a new game), gives back ENDGAME_SHARE.  The solver's table is kept
-# between attempts, so the smaller attempts still build on the larger ones;
-# a position far from the end no longer costs half of every move.
+# Back-off from one analyse to the next (a bot kept for a whole game): after
+# an attempt that does not finish, the next decision's attempt gets this
+# factor of the share, down to ENDGAME_SHARE_MIN; a finished solve, or a
+# decision outside the solvable region (a new game), gives back
+# ENDGAME_SHARE.  The solver's table is kept between attempts, so the
+# smaller attempts still build on the larger ones; a position far from the
+# end no longer costs half of every move.
 ENDGAME_BACKOFF = 0.5
 ENDGAME_SHARE_MIN = 1 / 16
 
@@ -160,10 +161,12 @@ class SearchBot(Bot):
     each); if the solve finishes, the bot plays its best action (the first
     optimal one in the legal order) and its statistics are exact
     (``stats["exact"]``); otherwise the search runs with the rest of the
-    budget, as without it.  During play the share backs off after an
-    attempt that does not finish (:data:`ENDGAME_BACKOFF`, down to
-    :data:`ENDGAME_SHARE_MIN`) and returns to :data:`ENDGAME_SHARE` after
-    one that does; ``endgame_share`` holds the next attempt's share.
+    budget, as without it.  From one :meth:`analyse` to the next (a bot
+    kept for a whole game) the share backs off after an attempt that does
+    not finish (:data:`ENDGAME_BACKOFF`, down to :data:`ENDGAME_SHARE_MIN`)
+    and returns to :data:`ENDGAME_SHARE` after one that does or at a
+    decision outside the solvable region; ``endgame_share`` holds the next
+    attempt's share (:func:`next_endgame_share`).
 
     ``decided``: "heuristic", "pass" or "off".  With "heuristic", when the search
     finds the game decided (:func:`is_decided`: the side to move's win

@@ -272,10 +272,10 @@ NET = Option("net", FILE, None, "the value network's weights file (bots.valuenet
 ENDGAME = Option("endgame", _choice("exact", "off"), "off",
                  "exact: at a position of the last turn where nothing is hidden any more "
                  "(both decks empty, past the V-2 step; exact.endgame), first solve it "
-                 "exactly with up to half the move's budget (in play, halved after each attempt "
-                 "that does not finish, down to 1/16, until one finishes) and, if that "
-                 "finishes, play an exact best action and report exact values; off: always "
-                 "search")
+                 "exactly with up to half the move's budget (a bot kept for a whole game, as "
+                 "in tournaments, halves it after each attempt that does not finish, down "
+                 "to 1/16, until one finishes) and, if that finishes, play an exact best "
+                 "action and report exact values; off: always search")
 
 DECIDED = Option("decided", _choice(*DECIDED_RULES), "heuristic",
                  "heuristic: when the search's win estimate for the side to move is above "

@@ -304,20 +304,27 @@ def test_bot_falls_back_to_search_when_the_budget_is_short():
     assert "exact" not in out and out["stats"]["iterations"] == 2
 
 
-def test_bot_backs_off_after_unfinished_attempts_and_returns_after_a_finished_one(monkeypatch):
-    """In play, an attempt that does not finish halves the next one's share
-    (down to 1/16); a finished solve gives back the full share, and so does
-    a decision outside the solvable region (a new game).  The node budget
-    each attempt gets follows the share."""
+def spy_on_solves(monkeypatch) -> list[dict]:
+    """Each exact attempt's keyword arguments, the solver still run."""
     from bots import base
-    budgets = []
+    calls = []
     real = base.solve_endgame
 
     def spy(core, **kw):
-        budgets.append(kw["max_nodes"])
+        calls.append(kw)
         return real(core, **kw)
 
     monkeypatch.setattr(base, "solve_endgame", spy)
+    return calls
+
+
+def test_bot_backs_off_after_unfinished_attempts_and_returns_after_a_finished_one(monkeypatch):
+    """A bot kept for a game: an attempt that does not finish halves the
+    next one's share (down to 1/16); a finished solve gives back the full
+    share, and so does a decision outside the solvable region (a new game).
+    The node budget each attempt gets follows the share."""
+    from bots.base import ENDGAME_NODES_PER_ITERATION as PER_ITERATION
+    calls = spy_on_solves(monkeypatch)
     bot = make_bot("ismcts:iterations=8,endgame=exact", 0, seed=1)
     state = after_rocket("small", 0)
     shares = []
@@ -326,29 +333,70 @@ def test_bot_backs_off_after_unfinished_attempts_and_returns_after_a_finished_on
         assert "exact" not in out
         shares.append(bot.endgame_share)
     assert shares == [0.25, 0.125, 0.0625, 0.0625, 0.0625]
-    assert budgets == [int(s * 50 * 8) for s in (0.5, 0.25, 0.125, 0.0625, 0.0625)]
-    bot.iterations = 200
+    assert [kw["max_nodes"] for kw in calls] == \
+        [int(s * PER_ITERATION * 8) for s in (0.5, 0.25, 0.125, 0.0625, 0.0625)]
+    bot.iterations = 200          # the backed-off share still solves this one
     core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
-    bot.endgame_share = 0.0625
     assert bot.analyse(core)["exact"] and bot.endgame_share == 0.5
-    bot.endgame_share = 0.0625
+    assert calls[-1]["max_nodes"] == int(0.0625 * PER_ITERATION * 200)
+    bot.iterations = 8
+    bot.analyse(state)
+    bot.analyse(state)
+    assert bot.endgame_share == 0.125
     opening = FULL.new_initial_state()
     while opening.is_chance_node():
         opening.apply_action(opening.chance_outcomes()[0][0])
     assert not solvable(opening.core)
     bot.analyse(opening)
-    assert bot.endgame_share == 0.5
+    assert bot.endgame_share == 0.5 and len(calls) == 8     # no attempt at the opening
 
 
-def test_advise_solves_do_not_back_off():
-    """``solve_exactly`` itself (advise's replies, bench grading) always
-    takes the full share: the back-off is play's alone."""
+def test_backed_off_time_goes_to_the_search(monkeypatch):
+    """With a time budget, each attempt's deadline follows the share, and
+    the search gets what the attempt left (on bots._budget's clock)."""
+    from types import SimpleNamespace
+
+    from bots import base
+    ticks = [0.0]
+    monkeypatch.setattr(budget, "clock", lambda: ticks[0])
+    given = []
+
+    def attempt(core, **kw):          # an attempt that uses all its time and fails
+        given.append(kw["max_seconds"])
+        ticks[0] += kw["max_seconds"]
+        return SimpleNamespace(complete=False)
+
+    monkeypatch.setattr(base, "solve_endgame", attempt)
+    bot = make_bot("ismcts:time=1,endgame=exact", 0, seed=1)
+    engine = bot.search_engine
+    limits = []
+
+    def search(core, iterations=0, time_limit=0.0, **kw):
+        limits.append(time_limit)         # then 20 iterations, not the real time
+        return engine.search(core, iterations=20, time_limit=0.0, **kw)
+
+    monkeypatch.setattr(bot, "search_engine", SimpleNamespace(search=search))
+    state = after_rocket("small", 0)
+    for _ in range(4):
+        bot.analyse(state)
+    assert given == [0.5, 0.25, 0.125, 0.0625]
+    assert limits == pytest.approx([0.5, 0.75, 0.875, 0.9375])
+
+
+def test_solve_exactly_takes_the_full_share_whatever_play_backed_off(monkeypatch):
+    """``solve_exactly`` itself (advise's replies, bench grading) takes the
+    share it is given, half by default, even from a bot whose play has
+    backed off: the back-off lives in ``analyse`` alone."""
+    from bots.base import ENDGAME_NODES_PER_ITERATION as PER_ITERATION
+    calls = spy_on_solves(monkeypatch)
     bot = make_bot("ismcts:iterations=2,endgame=exact", 0, seed=1)
     state = after_rocket("small", 0)
-    first, _ = bot.solve_exactly(state.core)
-    second, _ = bot.solve_exactly(state.core)
-    assert not first.complete and not second.complete
-    assert bot.endgame_share == 0.5
+    bot.analyse(state)
+    assert bot.endgame_share == 0.25
+    solution, _ = bot.solve_exactly(state.core)
+    assert not solution.complete
+    assert calls[-1]["max_nodes"] == int(0.5 * PER_ITERATION * 2)
+    assert bot.endgame_share == 0.25
 
 
 def test_bot_time_budget_uses_the_injected_clock(monkeypatch):

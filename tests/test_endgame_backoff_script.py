@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from tournament_helpers import benchmark_script
 
+from apps.tournament.store import GAME_FIELDS
+
 
 @pytest.fixture(scope="module")
 def script():
@@ -17,19 +19,24 @@ def script():
 
 
 def match(folder: Path, wins_by_deal: list[int], first: str = "exact",
-          second: str = "off") -> Path:
-    """A match folder: per deal two games, of which the first bot won the given count."""
+          second: str = "off", seed0: int = 1000) -> Path:
+    """A match folder: per deal two seat-swapped games, of which the first
+    bot won the given count."""
     folder.mkdir()
     (folder / "tournament.json").write_text(json.dumps({"bots": [first, second],
                                                         "games": 2 * len(wins_by_deal)}))
     with open(folder / "games.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["game", "deal", "deal_seed", "winner"])
+        w.writerow(GAME_FIELDS)
         game = 0
         for deal, wins in enumerate(wins_by_deal):
             for k in range(2):
                 game += 1
-                w.writerow([game, deal, 1000 + deal, first if k < wins else second])
+                polish, german = (first, second) if k == 0 else (second, first)
+                winner = first if k < wins else second
+                side = "polish" if winner == polish else "german"
+                w.writerow([game, 0, deal, seed0 + deal, polish, german, side, winner,
+                            1, 1, 100, 0.1, 0.1, 0])
     return folder
 
 
@@ -65,3 +72,12 @@ def test_a_folder_without_games_is_refused(script, tmp_path):
     header_only = match(tmp_path / "h", [])
     with pytest.raises(FileNotFoundError, match="no games played"):
         script.compare({"fixed_half": full, "backoff": header_only})
+
+
+def test_other_deals_are_refused(script, tmp_path):
+    """Two folders numbering their deals alike but dealt from other seeds
+    are not the same deals: an error, not a figure."""
+    old = match(tmp_path / "a", [1] * 10)
+    new = match(tmp_path / "b", [2] * 10, seed0=5000)
+    with pytest.raises(ValueError, match="not the same deals"):
+        script.compare({"fixed_half": old, "backoff": new})

@@ -122,12 +122,19 @@ def pair_scores(rows: Sequence[dict[str, Any]], a: str, b: str) -> list[float]:
     """``a``'s score over each complete deal (both games played) of its
     pairing with ``b``, in deal order: 0, 1 or 2 here (a game has a winner),
     0.5 and 1.5 would be a draw and a decisive game."""
+    return list(pair_scores_by_deal(rows, a, b).values())
+
+
+def pair_scores_by_deal(rows: Sequence[dict[str, Any]], a: str, b: str
+                        ) -> dict[tuple[int, int], float]:
+    """:func:`pair_scores` keyed by (pairing, deal), in deal order: for
+    comparing two matches dealt alike, deal by deal."""
     by_deal: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for r in rows:
         if {r["polish"], r["german"]} == {a, b} and a != b:
             by_deal.setdefault((r["pairing"], r["deal"]), []).append(r)
-    return [float(sum(r["winner"] == a for r in games))
-            for _, games in sorted(by_deal.items()) if len(games) == 2]
+    return {key: float(sum(r["winner"] == a for r in games))
+            for key, games in sorted(by_deal.items()) if len(games) == 2}
 
 
 def pentanomial(scores: Iterable[float]) -> list[int]:
