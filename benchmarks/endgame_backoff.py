@@ -14,8 +14,8 @@ common random numbers, 100 pairs each):
 
 and writes ``results/endgame-backoff.json``: each match's score and Elo by
 deal pair (``apps.tournament.stats.pair_statistics``), and the change from
-the first to the second on the deals both completed: the exact bot's score
-per deal pair in each match, the mean change with a 95% interval from a
+the first to the second on the deals both completed: the exact bot's mean
+score per deal pair in each match, the mean change with a 95% interval from a
 bootstrap of the deals (each deal's two pairs of games resampled together,
 since both matches dealt it alike), and the Elo difference of the two
 scores with its bootstrap interval.  A deal numbered alike in both folders

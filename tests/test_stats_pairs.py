@@ -34,6 +34,17 @@ def test_pairs_count_complete_deals_only():
     assert T.pair_scores(rows, "a", "c") == []
 
 
+def test_pair_scores_by_deal_keys_each_complete_deal():
+    """The same scores keyed by (pairing, deal), in deal order, so that two
+    matches dealt alike can be compared deal by deal."""
+    rows = _rows([1, 1, 1, 0, 0, 0, 1])
+    rows.reverse()                                    # the order of the rows does not matter
+    by_deal = T.pair_scores_by_deal(rows, "a", "b")
+    assert by_deal == {(0, 0): 2.0, (0, 1): 1.0, (0, 2): 0.0}
+    assert list(by_deal) == [(0, 0), (0, 1), (0, 2)]
+    assert list(by_deal.values()) == T.pair_scores(rows, "a", "b")
+
+
 def test_pair_statistics_by_hand():
     counts = [10, 0, 50, 0, 40]                       # 100 pairs
     s = T.pair_statistics(counts)
