@@ -275,7 +275,7 @@ def test_tiny_converges_to_the_exact_equilibrium(prior, many_iterations):
 
 # An iteration budget everywhere: at a time budget the game's path, and so
 # how many decisions had several options, moved with the machine's load (a
-# debug-build CI run saw 1); the time budget is tested in test_threads.py.
+# debug-build CI run saw 1); the time budget is tested by test_budgets.
 @pytest.mark.parametrize("spec", ["oos:iterations=200",
                                   "oos:iterations=200,epsilon=0.3,threshold=0.1",
                                   "oos:iterations=100,weighting=uniform,regret=rm+,rollout=random,baseline=none",

@@ -70,9 +70,9 @@ from apps.tournament.stats import (BOOTSTRAP_SAMPLES, ELO_PER_NAT, PAIR_SCORES, 
                                    game_statistics, gsprt_llr, head_to_head, los,
                                    luck_adjusted, luck_check, luck_figures, luck_pair_scores,
                                    luck_summary, pair_scores, pair_scores_by_deal,
-                                   pair_statistics, parse_sprt,
-                                   pentanomial, ratings, side_balance, sprt, variance_ratio,
-                                   wilson, within_deal_correlation)
+                                   pair_statistics, parse_sprt, pentanomial, ratings,
+                                   side_balance, sprt, variance_ratio, wilson,
+                                   within_deal_correlation)
 from apps.tournament.store import (GAME_FIELDS, LOCK_NAME, VALUE_FIELDS, FolderLock,
                                    read_games, write_atomic)
 
@@ -88,7 +88,7 @@ __all__ = [
     "BOOTSTRAP_SAMPLES", "ELO_PER_NAT", "PAIR_SCORES", "Z95", "analyse", "bootstrap_intervals",
     "bradley_terry", "calibration", "game_statistics", "gsprt_llr", "head_to_head", "los",
     "luck_adjusted", "luck_check", "luck_figures", "luck_pair_scores", "luck_summary",
-    "pair_scores", "pair_scores_by_deal", "pair_statistics", "parse_sprt", "pentanomial", "ratings",
-    "side_balance", "sprt", "variance_ratio", "wilson", "within_deal_correlation",
+    "pair_scores", "pair_scores_by_deal", "pair_statistics", "parse_sprt", "pentanomial",
+    "ratings", "side_balance", "sprt", "variance_ratio", "wilson", "within_deal_correlation",
     "GAME_FIELDS", "LOCK_NAME", "VALUE_FIELDS", "FolderLock", "read_games", "write_atomic",
 ]
