@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 from apps.tournament.stats import (PAIR_SCORES, pair_scores, pair_statistics,  # noqa: E402
                                    parse_sprt, pentanomial, sprt, wilson)
 from apps.tournament.store import read_games  # noqa: E402
-from solver.errors import ParameterError, WildhornError  # noqa: E402
+from solver.errors import WildhornError  # noqa: E402
 
 DEFAULT_MATCH = ROOT / "results/tournaments/default-mix-vs-cf2d832-0.1s"
 DEFAULT_REPLAY = ROOT / "results/tournaments/default-gen2-vs-cf2d832-0.1s"
