@@ -2,15 +2,11 @@
 deals: each match's figures by pair, and the change between them on the
 deals both completed, follow from the games; a folder without games is an
 error, not a figure."""
-import csv
-import json
 import math
 from pathlib import Path
 
 import pytest
-from tournament_helpers import benchmark_script
-
-from apps.tournament.store import GAME_FIELDS
+from tournament_helpers import benchmark_script, paired_match
 
 
 @pytest.fixture(scope="module")
@@ -20,24 +16,8 @@ def script():
 
 def match(folder: Path, wins_by_deal: list[int], first: str = "exact",
           second: str = "off", seed0: int = 1000) -> Path:
-    """A match folder: per deal two seat-swapped games, of which the first
-    bot won the given count."""
-    folder.mkdir()
-    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second],
-                                                        "games": 2 * len(wins_by_deal)}))
-    with open(folder / "games.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(GAME_FIELDS)
-        game = 0
-        for deal, wins in enumerate(wins_by_deal):
-            for k in range(2):
-                game += 1
-                polish, german = (first, second) if k == 0 else (second, first)
-                winner = first if k < wins else second
-                side = "polish" if winner == polish else "german"
-                w.writerow([game, 0, deal, seed0 + deal, polish, german, side, winner,
-                            1, 1, 100, 0.1, 0.1, 0])
-    return folder
+    """A match folder of the exact bot against off (``paired_match``)."""
+    return paired_match(folder, wins_by_deal, first, second, seed0)
 
 
 def test_figures_follow_from_the_games(script, tmp_path):

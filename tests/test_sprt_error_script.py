@@ -1,15 +1,12 @@
 """benchmarks/sprt_error.py: the simulated pair scores have the asked Elo
 and split share, the SPRT's decisions are counted as the tournament makes
 them, a run is seeded, and bad input is a one-line error."""
-import csv
 import json
 import math
 from pathlib import Path
 
 import pytest
-from tournament_helpers import benchmark_script
-
-from apps.tournament.store import GAME_FIELDS
+from tournament_helpers import benchmark_script, paired_match
 
 
 @pytest.fixture(scope="module")
@@ -18,24 +15,8 @@ def script():
 
 
 def match(folder: Path, wins_by_deal: list[int]) -> Path:
-    """A two-bot match folder: per deal two seat-swapped games, of which the
-    first bot won the given count."""
-    folder.mkdir()
-    (folder / "tournament.json").write_text(json.dumps({"bots": ["a", "b"],
-                                                        "games": 2 * len(wins_by_deal)}))
-    with open(folder / "games.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(GAME_FIELDS)
-        game = 0
-        for deal, wins in enumerate(wins_by_deal):
-            for k in range(2):
-                game += 1
-                polish, german = ("a", "b") if k == 0 else ("b", "a")
-                winner = "a" if k < wins else "b"
-                side = "polish" if winner == polish else "german"
-                w.writerow([game, 0, deal, 1000 + deal, polish, german, side, winner,
-                            1, 1, 100, 0.1, 0.1, 0])
-    return folder
+    """A match folder of "a" against "b" (``paired_match``)."""
+    return paired_match(folder, wins_by_deal)
 
 
 @pytest.mark.parametrize("elo,split", [(0, 0.68), (100, 0.68), (-50, 0.3), (200, 0.1)])

@@ -1,11 +1,13 @@
 """Shared helpers for the tournament tests: the CLI run as a user runs it,
-a script of benchmarks/ loaded as a module, the rows of a games.csv,
+a script of benchmarks/ loaded as a module, a made-up two-bot match folder,
+the rows of a games.csv,
 tables without their timing columns, and waiting
 for a state of a running tournament without any bound on how fast it gets
 there (a generous cap only turns a hang into a failure)."""
 
 import csv
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +31,30 @@ def benchmark_script(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def paired_match(folder, wins_by_deal, first="a", second="b", seed0=1000):
+    """A made-up two-bot match folder: per deal two seat-swapped games, of
+    which ``first`` won the given count (0, 1 or 2); deal k dealt from
+    ``seed0 + k``."""
+    from apps.tournament.store import GAME_FIELDS
+    folder = Path(folder)
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps({"bots": [first, second],
+                                                        "games": 2 * len(wins_by_deal)}))
+    with open(folder / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(GAME_FIELDS)
+        game = 0
+        for deal, wins in enumerate(wins_by_deal):
+            for k in range(2):
+                game += 1
+                polish, german = (first, second) if k == 0 else (second, first)
+                winner = first if k < wins else second
+                side = "polish" if winner == polish else "german"
+                w.writerow([game, 0, deal, seed0 + deal, polish, german, side, winner,
+                            1, 1, 100, 0.1, 0.1, 0])
+    return folder
 
 
 def rows_of(folder):
