@@ -7,11 +7,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 
 from apps import tournament as T
+from apps.tournament.execution import LocalBackend
 from tournament_helpers import (HANG_CAP, ROOT, alive, cli, forked_children, games_written,
                                 rows_of, wait_for, without_seconds)
 
@@ -330,6 +333,45 @@ def test_sigint_to_the_main_process_alone_stops_the_games_in_play(tmp_path):
     assert summary["interrupted"] is True and summary["games"] == 0
     assert "interrupted after 0 of 4 games" in out
     assert "**Interrupted** after 0 of 4" in (tmp_path / "standings.md").read_text()
+
+
+MARK_DELAY = 1.0   # seconds the pool's manager thread takes to mark itself started, here
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+def test_an_interrupt_inside_the_first_submit_still_stops_the_workers(monkeypatch):
+    """A SIGTERM (raised as KeyboardInterrupt) that lands while the pool's
+    first ``submit`` starts its manager thread (``Thread.start`` waits for
+    the new thread) leaves a thread that runs but is not yet marked started;
+    CI once caught ``kill PID`` there and the run died on "cannot join
+    thread before it is started".  Here the wait is interrupted on purpose:
+    abort and close must still end every worker, without an error."""
+    real_start = threading.Thread.start
+
+    def start_then_interrupted(thread):
+        if type(thread).__module__ != "concurrent.futures.process":
+            return real_start(thread)
+
+        def interrupted(timeout=None):
+            raise KeyboardInterrupt
+
+        def marked_late(mark=thread._started.set):
+            time.sleep(MARK_DELAY)                # the new thread, not yet marked started
+            mark()
+        thread._started.wait = interrupted      # the signal, inside Thread.start's wait
+        thread._started.set = marked_late
+        return real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupted)
+    before = set(forked_children(os.getpid()))
+    backend = LocalBackend(2, fn=time.sleep)
+    with pytest.raises(KeyboardInterrupt):
+        backend.submit(HANG_CAP)               # a task that would outlast the test
+    workers = [pid for pid in forked_children(os.getpid()) if pid not in before]
+    assert len(workers) == 2, workers          # the pool had forked its workers
+    backend.abort()
+    backend.close()
+    assert not [pid for pid in workers if alive(pid)], "a worker was left running"
 
 
 @pytest.mark.slow

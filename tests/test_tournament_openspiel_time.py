@@ -125,8 +125,15 @@ def test_default_budget_is_300_simulations():
 
 
 def test_time_bot_plays_a_whole_game():
+    """A whole game at a time budget, every move's clock injected (CI once
+    saw the real clock, on a loaded machine, give a game where the bot had
+    one real choice): the same game each run, each move stopped by its
+    deadline (seven simulations at 5.5 s of a clock that ticks one second a
+    reading), every choice legal."""
     game = pyspiel.load_game("wildhorn(variant=small)")
-    bots = [make_bot("openspiel-ismcts:time=0.005", 0, 1), make_bot("random", 1, 2)]
+    bots = [make_bot("openspiel-ismcts:time=5.5", 0, 1), make_bot("random", 1, 2)]
+    engine = bots[0]._engine(game)             # the engine each of its moves uses
+    engine.clock = FakeClock()
     chose = bots_game(game.new_initial_state(), bots, 5)  # each of its choices legal
     assert chose[0] >= 3
-    assert bots[0].last_simulations >= 2
+    assert bots[0]._engine(game) is engine and bots[0].last_simulations == 7

@@ -167,10 +167,34 @@ class LocalBackend:
         procs = list((getattr(self.pool, "_processes", None) or {}).values())
         for proc in procs:    # (shutdown forgets them, so they are taken first)
             proc.terminate()
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        _shut_down(self.pool)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        _shut_down(self.pool)
+
+
+SHUTDOWN_RETRY_SECONDS = 5.0    # how long a manager thread may take to mark itself started
+SHUTDOWN_RETRY_PAUSE = 0.01
+
+
+def _shut_down(pool: ProcessPoolExecutor) -> None:
+    """``pool.shutdown``, waiting for its workers, after an interrupt that
+    may have torn the pool's first ``submit``.  That ``submit`` starts the
+    pool's manager thread, and ``Thread.start`` waits until the new thread
+    runs; a Ctrl-C or SIGTERM (raised as KeyboardInterrupt) during that wait
+    leaves a thread that runs but is not yet marked as started, and
+    ``join`` refuses it ("cannot join thread before it is started") for
+    the moment it takes to mark itself.  So a refused shutdown is retried
+    for up to SHUTDOWN_RETRY_SECONDS."""
+    deadline = time.monotonic() + SHUTDOWN_RETRY_SECONDS
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        except RuntimeError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(SHUTDOWN_RETRY_PAUSE)
 
 
 RAY_LOCAL_OBJECT_STORE = 128 * 1024 * 1024   # game results are tiny
