@@ -320,7 +320,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                               l2=args.l2, epochs=args.epochs, seed=args.seed)
     summary = train_app.train(args.out, args.games, data, fit, jobs=args.jobs,
                               backend=args.backend, address=args.address, install=args.install,
-                              progress=train_app.Progress(sys.stdout))
+                              progress=train_app.Progress(sys.stdout), add_data=args.add_data)
     for line in train_app.report_lines(args.out, summary):
         print(line)
     return 0
@@ -649,6 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--address", metavar="ADDR",
                     help="with --backend ray: 'local' (default), 'auto' or the address of a "
                          "cluster whose nodes have wildhorn-solve installed")
+    tr.add_argument("--add-data", action="append", default=[], metavar="FOLDER",
+                    help="also train on the positions of an earlier generation's finished "
+                         "run in FOLDER (all its games; this run's held-out games stay the "
+                         "check); repeatable")
     tr.add_argument("--install", action="store_true",
                     help="copy the network to the packaged bots/data/value_net.npz")
     tr.set_defaults(func=_cmd_train)

@@ -46,7 +46,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pyspiel
@@ -365,6 +365,39 @@ def load_data(out: Path, games: int, data: DataParams) -> dict[str, np.ndarray]:
     return merged if keep.all() else {f: v[keep] for f, v in merged.items()}
 
 
+def load_added(folder: str, out: Path, data: DataParams
+               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """``--add-data``: the positions of an earlier generation's finished run
+    in ``folder``, every game its train.json counts (its held-out games too:
+    they join this run's training rows, and this run's held-out games stay
+    the only check), and what they are.  Refused in one line when the folder
+    is ``out`` itself, has no finished run, or has other features, another
+    game or another playout policy than this run."""
+    path = Path(folder)
+    if path.resolve() == out.resolve():
+        raise TrainError(f"--add-data {folder}: that is --out itself")
+    try:
+        theirs = json.loads((path / "data" / "params.json").read_text())
+        games = int(json.loads((path / "train.json").read_text())["games"])
+        theirs.setdefault("variant", "full")     # written before the option existed
+        params = DataParams(**theirs)
+    except (OSError, ValueError, KeyError, TypeError):
+        raise TrainError(f"--add-data {folder}: not a finished training folder (no readable "
+                         "data/params.json and train.json); its README.md has the command "
+                         "that makes it") from None
+    for key in ("feature_version", "variant", "playout_policy"):
+        if getattr(params, key) != getattr(data, key):
+            raise TrainError(f"--add-data {folder}: its data has {key}="
+                             f"{getattr(params, key)!r}, this run {getattr(data, key)!r}")
+    try:
+        rows = load_data(path, games, params)
+    except TrainError as err:
+        raise TrainError(f"--add-data {folder}: {err} (its README.md's command makes its "
+                         "data again)") from None
+    return rows, {"folder": folder, "games": games, "positions": int(len(rows["x"])),
+                  "bot": params.bot, "seed": params.seed}
+
+
 def target_of(rows: dict[str, np.ndarray], target: str) -> np.ndarray:
     """The training label of each row under ``target`` (see TARGET_HELP)."""
     if target == "result":
@@ -533,6 +566,10 @@ def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
            if summary["variant"] != "full" else "") + ", "
         f"{summary['positions']['train']} training and {summary['positions']['held_out']} "
         f"held-out positions (raw data in `data/`, not committed: the command regenerates it)",
+        *[f"- also trained on (`--add-data`): {a['positions']} positions of {a['games']} "
+          f"games of `{a['bot']}` from `{a['folder']}` (its data is not committed either: "
+          f"run its own command, in its README.md, first)"
+          for a in summary.get("added_data", [])],
         f"- network: {' x '.join(map(str, summary['sizes']))}, target "
         f"`{summary['fit']['target']}`, l2 {summary['fit']['l2']}, epoch "
         f"{summary['best_epoch']} of {summary['epochs_run']} kept",
@@ -548,22 +585,31 @@ def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
 def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: int = 1,
           backend: str = "local", address: str | None = None, install: bool = False,
           progress: Progress | None = None, command: str | None = None,
-          install_path: Path | None = None) -> dict[str, Any]:
-    """Makes (or continues) one generation in ``out``; returns train.json's content."""
+          install_path: Path | None = None, add_data: Sequence[str] = ()) -> dict[str, Any]:
+    """Makes (or continues) one generation in ``out``; returns train.json's
+    content.  ``add_data``: earlier generations' folders whose positions join
+    the training rows (:func:`load_added`)."""
     check_arguments(games, data, fit_params, jobs, backend, address)
     progress = progress or Progress()
     command = command or "wildhorn-solve " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folder = Path(out)
+    if len(set(map(str, add_data))) < len(add_data):
+        raise ParameterError("--add-data: the same folder twice")
+    added = [load_added(str(f), folder, data) for f in add_data]   # refused before anything
     with FolderLock(folder, LOCK, "training"):
         check_folder(folder, data)
         gen_seconds = generate(folder, games, data, jobs, backend, address, progress)
         rows = load_data(folder, games, data)
         hold = np.isfinite(rows["check"])
-        train_rows = {f: v[~hold] for f, v in rows.items()}
+        train_rows = {f: np.concatenate([v[~hold], *(a[f] for a, _ in added)])
+                      for f, v in rows.items()}
         test_rows = {f: v[hold] for f, v in rows.items()}
-        exact_labels = int(np.isfinite(rows["exact"]).sum())
-        root_labels = int(np.isfinite(rows["root"]).sum())
-        del rows, hold
+        exact_labels = int(np.isfinite(train_rows["exact"]).sum()
+                           + np.isfinite(test_rows["exact"]).sum())
+        root_labels = int(np.isfinite(train_rows["root"]).sum()
+                          + np.isfinite(test_rows["root"]).sum())
+        added_info = [info for _, info in added]
+        del rows, hold, added
         if not len(test_rows["x"]) or not len(train_rows["x"]):
             raise TrainError(f"--games {games}: too few games for a held-out split of "
                              f"{data.holdout}; play more games")
@@ -575,7 +621,7 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
         meta = {"command": command, "seed": data.seed, "games": games,
                 "game": f"wildhorn(variant={data.variant})",
                 "positions": int(len(y)), "held_out_positions": int(len(hy)),
-                "data": asdict(data), "target": fit_params.target,
+                "data": asdict(data), "added_data": added_info, "target": fit_params.target,
                 "hidden": list(fit_params.hidden), "l2": fit_params.l2, "epoch": best,
                 "train_loss": round(state["train"][best - 1], 6),
                 "held_out_loss": round(state["held_out"][best - 1], 6)}
@@ -587,7 +633,9 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
             "command": command, "variant": data.variant, "games": games, "data": asdict(data),
             "fit": {**asdict(fit_params), "hidden": list(fit_params.hidden), "batch": BATCH,
                     "learning_rate": LEARNING_RATE, "patience": PATIENCE},
+            "added_data": added_info,
             "positions": {"train": int(len(y)), "held_out": int(len(hy)),
+                          "added": sum(a["positions"] for a in added_info),
                           "exact_labels": exact_labels, "root_labels": root_labels},
             "sizes": list(net.sizes), "sha256": net.sha256,
             "epochs_run": state["epoch"], "best_epoch": best,

@@ -255,6 +255,63 @@ def test_a_run_on_a_variant_records_it_in_the_network(tmp_path):
     assert valuenet.load(tmp_path / "full" / "value_net.npz").variant == "full"
 
 
+def test_an_earlier_generations_data_joins_the_training_rows(tmp_path):
+    """--add-data: every position of the earlier run (its held-out games
+    too) is a training row; the held-out rows, and so the check, stay this
+    run's; the network differs from the run without it, and the figures say
+    what was added."""
+    earlier, _ = _run(tmp_path / "earlier", games=6)
+    alone, _ = _run(tmp_path / "alone", games=6, data=replace(DATA, seed=6))
+    both, _ = _run(tmp_path / "both", games=6, data=replace(DATA, seed=6),
+                   add_data=[str(tmp_path / "earlier")])
+    added = 6 * DATA.positions
+    assert both["positions"]["added"] == added and alone["positions"]["added"] == 0
+    assert both["positions"]["train"] == alone["positions"]["train"] + added
+    assert both["positions"]["held_out"] == alone["positions"]["held_out"]
+    for k in ("brier", "ece"):      # the check: the same held-out positions and labels
+        assert both["calibration"]["playouts_16"][k] == alone["calibration"]["playouts_16"][k]
+    assert both["added_data"] == [{"folder": str(tmp_path / "earlier"), "games": 6,
+                                   "positions": added, "bot": "heuristic", "seed": 3}]
+    assert both["positions"]["exact_labels"] == alone["positions"]["exact_labels"] + \
+        earlier["positions"]["exact_labels"]
+    a, _ = _net_arrays(tmp_path / "alone" / "value_net.npz")
+    b, meta = _net_arrays(tmp_path / "both" / "value_net.npz")
+    assert not all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert meta["added_data"] == both["added_data"]
+    assert f"{added} positions of 6 games of `heuristic` from `{tmp_path / 'earlier'}`" in \
+        (tmp_path / "both" / "README.md").read_text()
+    # the same command again: the same network (the fit's checkpoint is of these rows)
+    again, _ = _run(tmp_path / "both", games=6, data=replace(DATA, seed=6),
+                    add_data=[str(tmp_path / "earlier")])
+    c, _ = _net_arrays(tmp_path / "both" / "value_net.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(b, c))
+    for key in ("positions", "added_data", "train_loss", "held_out_loss_curve"):
+        assert again[key] == both[key]
+
+
+def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
+    _run(tmp_path / "earlier", games=3)
+    tiny = tmp_path / "tiny"
+    _run(tiny, games=3, data=replace(DATA, variant="tiny"))
+    unfinished = tmp_path / "unfinished"
+    _run(unfinished, games=3)
+    (unfinished / "train.json").unlink()
+    lost = tmp_path / "lost"
+    _run(lost, games=6)
+    (lost / "data" / "chunk-00001.npz").unlink()
+    out = tmp_path / "new"
+    for folder, message in ((out, "that is --out itself"),
+                            (tiny, "its data has variant='tiny', this run 'full'"),
+                            (unfinished, "not a finished training folder"),
+                            (tmp_path / "nowhere", "not a finished training folder"),
+                            (lost, "chunk-00001.npz: a broken data shard")):
+        with pytest.raises(T.TrainError, match=message):
+            _run(out, games=3, add_data=[str(folder)])
+        assert not (out / "data").exists(), folder      # nothing played, nothing written
+    with pytest.raises(WildhornError, match="the same folder twice"):
+        _run(out, games=3, add_data=[str(tmp_path / "earlier")] * 2)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--hidden", "64,x"], "--hidden: expected layer widths"),
     (["--games", "0"], "--games: expected an integer >= 1, got 0"),
@@ -262,6 +319,7 @@ def test_a_run_on_a_variant_records_it_in_the_network(tmp_path):
     (["--bot", "nosuchbot"], "nosuchbot"),
     (["--address", "auto"], "--address: only with --backend ray"),
     (["--variant", "huge"], "--variant: expected one of full, tiny, small, got 'huge'"),
+    (["--add-data", "nowhere"], "--add-data nowhere: not a finished training folder"),
 ])
 def test_bad_options_are_refused_in_one_line(tmp_path, args, message):
     out = tmp_path / "gen"
