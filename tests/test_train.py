@@ -307,7 +307,7 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
                             (lost, "chunk-00001.npz: a broken data shard")):
         with pytest.raises(T.TrainError, match=message):
             _run(out, games=3, add_data=[str(folder)])
-        assert not (out / "data").exists(), folder      # nothing played, nothing written
+        assert not out.exists(), folder      # nothing played, nothing written
     with pytest.raises(WildhornError, match="the same folder twice"):
         _run(out, games=3, add_data=[str(tmp_path / "earlier")] * 2)
 
