@@ -44,7 +44,7 @@ import shlex
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -298,18 +298,43 @@ class Progress:
 
 # ---- the steps -----------------------------------------------------------------------
 
+PARAM_TYPES = {"int": (int,), "float": (int, float), "str": (str,)}
+
+
+def read_params(path: Path) -> DataParams:
+    """A folder's data/params.json (the one reader; ``write_atomic`` of
+    ``asdict`` is the writer), checked field by field: a file that is not
+    such an object is refused in one line, never half-read."""
+    try:
+        theirs = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise TrainError(f"{path}: not readable ({type(err).__name__})") from None
+    if not isinstance(theirs, dict):
+        raise TrainError(f"{path}: expected a JSON object, got {type(theirs).__name__}")
+    theirs.setdefault("variant", "full")     # written before the option existed
+    names = {f.name: f.type for f in fields(DataParams)}
+    for key in sorted(set(names) ^ set(theirs)):
+        raise TrainError(f"{path}: {'no field' if key in names else 'an unknown field'} {key!r}")
+    for key, kind in names.items():
+        value = theirs[key]
+        if isinstance(value, bool) or not isinstance(value, PARAM_TYPES[kind]):
+            raise TrainError(f"{path}: {key} must be {kind}, got {value!r}")
+    if theirs["chunk_games"] < 1:
+        raise TrainError(f"{path}: chunk_games must be >= 1, got {theirs['chunk_games']}")
+    return DataParams(**theirs)
+
+
 def check_folder(out: Path, data: DataParams) -> None:
     """data/params.json: written for a new folder, else it must match."""
     path = out / "data" / "params.json"
     mine = asdict(data)
     if path.is_file():
-        theirs = json.loads(path.read_text())
-        theirs.setdefault("variant", "full")     # written before the option existed
-        diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+        theirs = asdict(read_params(path))
+        diff = [k for k in mine if mine[k] != theirs[k]]
         if diff:
             k = diff[0]
-            raise TrainError(f"{out}: its data was made with {k}={theirs.get(k)!r}, not "
-                             f"{mine.get(k)!r}: repeat its command (see {out}/README.md) or "
+            raise TrainError(f"{out}: its data was made with {k}={theirs[k]!r}, not "
+                             f"{mine[k]!r}: repeat its command (see {out}/README.md) or "
                              f"use another --out")
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -377,14 +402,16 @@ def load_added(folder: str, out: Path, data: DataParams
     if path.resolve() == out.resolve():
         raise TrainError(f"--add-data {folder}: that is --out itself")
     try:
-        theirs = json.loads((path / "data" / "params.json").read_text())
-        games = int(json.loads((path / "train.json").read_text())["games"])
-        theirs.setdefault("variant", "full")     # written before the option existed
-        params = DataParams(**theirs)
+        games = json.loads((path / "train.json").read_text())["games"]
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise ValueError(games)
     except (OSError, ValueError, KeyError, TypeError):
         raise TrainError(f"--add-data {folder}: not a finished training folder (no readable "
-                         "data/params.json and train.json); its README.md has the command "
-                         "that makes it") from None
+                         "train.json); its README.md has the command that makes it") from None
+    try:
+        params = read_params(path / "data" / "params.json")
+    except TrainError as err:
+        raise TrainError(f"--add-data {folder}: {err}") from None
     for key in ("feature_version", "variant", "playout_policy"):
         if getattr(params, key) != getattr(data, key):
             raise TrainError(f"--add-data {folder}: its data has {key}="

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -224,6 +224,37 @@ def test_a_folder_keeps_its_data_parameters(tmp_path):
         _run(tmp_path, games=3, data=replace(DATA, variant="tiny"))
 
 
+@pytest.mark.parametrize("text, message", [
+    ("[1", r"not readable \(JSONDecodeError\)"),
+    ("[]", "expected a JSON object, got list"),
+    ('{"bot": "random"}', "no field 'chance'"),
+])
+def test_a_folder_whose_params_file_is_broken_is_refused_and_kept(tmp_path, text, message):
+    _run(tmp_path, games=3)
+    params = tmp_path / "data" / "params.json"
+    params.write_text(text)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "data").iterdir()}
+    with pytest.raises(T.TrainError, match=message):
+        _run(tmp_path, games=6)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "data").iterdir()} == before
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"chunk_games": "3"}, "chunk_games must be int, got '3'"),
+    ({"chunk_games": 0}, "chunk_games must be >= 1, got 0"),
+    ({"seed": True}, "seed must be int, got True"),
+    ({"holdout": None}, "holdout must be float, got None"),
+    ({"extra": 1}, "an unknown field 'extra'"),
+])
+def test_a_params_file_is_checked_field_by_field(tmp_path, change, message):
+    path = tmp_path / "params.json"
+    path.write_text(json.dumps({**asdict(DATA), **change}))
+    with pytest.raises(T.TrainError, match=message):
+        T.read_params(path)
+    path.write_text(json.dumps(asdict(DATA)))
+    assert T.read_params(path) == DATA
+
+
 def test_a_folder_made_before_the_variant_option_is_of_the_full_game(tmp_path):
     _run(tmp_path, games=3)
     params = tmp_path / "data" / "params.json"
@@ -299,12 +330,16 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
     lost = tmp_path / "lost"
     _run(lost, games=6)
     (lost / "data" / "chunk-00001.npz").unlink()
+    listed = tmp_path / "listed"
+    _run(listed, games=3)
+    (listed / "data" / "params.json").write_text("[]")
     out = tmp_path / "new"
     for folder, message in ((out, "that is --out itself"),
                             (tiny, "its data has variant='tiny', this run 'full'"),
                             (unfinished, "not a finished training folder"),
                             (tmp_path / "nowhere", "not a finished training folder"),
-                            (lost, "chunk-00001.npz: a broken data shard")):
+                            (lost, "chunk-00001.npz: a broken data shard"),
+                            (listed, "params.json: expected a JSON object, got list")):
         with pytest.raises(T.TrainError, match=message):
             _run(out, games=3, add_data=[str(folder)])
         assert not out.exists(), folder      # nothing played, nothing written
