@@ -587,11 +587,13 @@ def build_parser() -> argparse.ArgumentParser:
                            "and die keyed by what it is: common random numbers; default for "
                            "a new folder) or sequential (one generator in order, the scheme "
                            "of folders written before keyed existed); a folder keeps its own")
-    tour.add_argument("--luck", action="store_true",
+    tour.add_argument("--luck", nargs="?", const=True, default=False, metavar="FILE",
                       help="measure each game's luck with a frozen value function (each "
                            "chance event: the value after the outcome minus its mean over the "
                            "outcomes) and report luck-adjusted scores beside the raw ones "
-                           "(docs/tournaments.md); a folder keeps its value function")
+                           "(docs/tournaments.md): the packaged value network, or the network "
+                           "file FILE; a folder keeps its value function (the same file "
+                           "contents, by sha256)")
     tour.set_defaults(func=_cmd_tournament)
 
     tr = sub.add_parser(

@@ -12,6 +12,7 @@ import math
 import pickle
 import random
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -296,6 +297,51 @@ def test_the_command_refuses_another_value_function_in_one_line(tmp_path, capsys
                      "--out", str(out), "--luck"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "played without --luck" in err
+
+
+def test_a_folder_continues_with_the_file_of_the_network_it_started_with(
+        tmp_path, capsys, monkeypatch, net_file):
+    """After the packaged network changes, ``--luck FILE`` naming the old
+    one (a copy elsewhere: the identity is the file's name and sha256)
+    continues a folder that ``--luck`` began; plain ``--luck`` is refused
+    in one line that says how to continue."""
+    from bots import valuenet
+    monkeypatch.setattr(valuenet, "_PACKAGED", Path(net_file))
+    out = tmp_path / "t"
+    base = ["tournament", "--bots", "random;heuristic", "--games", "2", "--out", str(out)]
+    assert cli.main(base + ["--luck"]) == 0
+    first = (out / "games.csv").read_bytes()
+    w, b = valuenet.random_weights((FEATURES, 16, 1), seed=5)
+    swapped = tmp_path / "new" / "value_net.npz"
+    swapped.parent.mkdir()
+    valuenet.write(swapped, w, b, output="sigmoid", meta={})
+    monkeypatch.setattr(valuenet, "_PACKAGED", swapped)        # the package's network changed
+    capsys.readouterr()
+    assert cli.main(base + ["--luck"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "continue it with that one (--luck FILE" in err
+    old = tmp_path / "kept" / "value_net.npz"
+    old.parent.mkdir()
+    old.write_bytes(Path(net_file).read_bytes())
+    assert cli.main(base + ["--luck", str(old)]) == 0
+    assert (out / "games.csv").read_bytes() == first
+    assert json.loads((out / "tournament.json").read_text())["luck"]["sha256"] == \
+        valuenet.load(net_file).sha256
+
+
+def test_a_luck_file_that_cannot_serve_is_refused_in_one_line(tmp_path, capsys):
+    from bots import valuenet
+    small = tmp_path / "small.npz"
+    w, b = valuenet.random_weights((FEATURES, 8, 1), seed=1)
+    valuenet.write(small, w, b, output="sigmoid", meta={}, variant="small")
+    for path, needle in ((tmp_path / "none.npz", "none.npz: no such file"),
+                         (small, "was trained on variant small; a tournament plays the full")):
+        out = tmp_path / "t"
+        assert cli.main(["tournament", "--bots", "random;heuristic", "--games", "2",
+                         "--out", str(out), "--luck", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and needle in err, err
+        assert not out.exists()
 
 
 class _StopAfter(T.LineProgress):

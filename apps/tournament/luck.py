@@ -29,7 +29,7 @@ Where a chance outcome ends the game, ``V`` is not asked: the position's
 value is its result (1 or 0), which any ``V`` would ideally give.  A chance
 node with a single outcome has no luck and costs nothing.
 
-The tournament's ``V`` comes from :func:`default_value` (the one place that
+The tournament's ``V`` comes from :func:`luck_value` (the one place that
 chooses it); tests and scripts may give any callable with an ``identity``
 (see :class:`ValueFunction`).
 """
@@ -206,6 +206,9 @@ class NetValue:
 
     def __init__(self, path: str | Path | None = None, sha256: str | None = None):
         source = valuenet.default() if path is None else valuenet.load(path)
+        if source.variant != valuenet.DEFAULT_VARIANT:
+            raise ParameterError(f"--luck: the value network {source.path} was trained on "
+                                 f"variant {source.variant}; a tournament plays the full game")
         if sha256 is not None and source.sha256 != sha256:
             raise ParameterError(f"--luck: the value network {source.path} is not the one this "
                                  f"match was started with (sha256 {source.sha256[:12]}, expected "
@@ -235,3 +238,18 @@ def default_value() -> ValueFunction:
     function (an earlier network, or the score's logistic of the first
     version) refuses to resume with it."""
     return NetValue()
+
+
+def luck_value(luck: Any) -> ValueFunction | None:
+    """What a tournament's ``luck`` argument measures with: None for no luck
+    (None or False), :func:`default_value` for True, the network in that
+    file for a path (``--luck FILE``: a folder started under an earlier
+    packaged network continues with that network's file, the same identity),
+    else ``luck`` itself, a :class:`ValueFunction`."""
+    if luck is None or luck is False:
+        return None
+    if luck is True:
+        return default_value()
+    if isinstance(luck, (str, Path)):
+        return NetValue(luck)
+    return luck

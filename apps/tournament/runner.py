@@ -17,7 +17,7 @@ from apps.engine import external_command, is_external
 from apps.tournament import report, store
 from apps.tournament.chance import check_scheme
 from apps.tournament.execution import BACKENDS, make_backend, results_in_order
-from apps.tournament.luck import default_value, identity_of
+from apps.tournament.luck import identity_of, luck_value
 from apps.tournament.progress import LineProgress, game_line
 from apps.tournament.scheduling import GameTask, pairings, schedule
 from apps.tournament.stats import analyse, luck_summary, pair_scores, parse_sprt, sprt
@@ -46,13 +46,14 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
     means the folder's (``sequential`` for a folder written before the
     schemes existed) or, for a new folder, ``keyed``.  ``luck``: True
     measures each game's luck with the tournament's value function
-    (:func:`apps.tournament.luck.default_value`), a value function
+    (:func:`apps.tournament.luck.default_value`), a network file's path
+    with that network, a value function
     (:class:`apps.tournament.luck.ValueFunction`) with that one; the summary
     then has the luck-adjusted scores (``luck_adjusted``)."""
     sprt_params = check_arguments(bots, fmt, games, jobs, backend, address, sprt_text)
     if chance is not None:
         check_scheme(chance)
-    value = default_value() if luck is True else (luck or None)
+    value = luck_value(luck)
     identity = identity_of(value) if value is not None else None
     progress = progress or LineProgress(echo)
     outdir = Path(out)

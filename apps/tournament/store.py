@@ -277,9 +277,12 @@ def check_luck(outdir: Path, identity: dict[str, Any] | None) -> None:
     if identity is None:
         raise ParameterError(f"{outdir} holds a tournament played with --luck (value "
                              f"function: {describe(recorded)}): repeat its command with --luck")
+    hint = (" (--luck FILE names a network file, an earlier packaged one included)"
+            if recorded.get("function") == "value-net" else "")
     raise ParameterError(f"{outdir} holds a tournament whose luck was measured by another value "
                          f"function ({describe(recorded)}, not {describe(identity)}): one "
-                         f"match takes one control variate; use another --out")
+                         f"match takes one control variate; continue it with that one{hint} "
+                         f"or use another --out")
 
 
 def check_parameters(outdir: Path, params: dict[str, Any]) -> None:
