@@ -15,12 +15,13 @@ search threads a server gives every search) is added with
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from bots import valuenet
 from bots.base import Bot
-from bots.registry import (BOTS, SEARCH_BOTS, bot_from_options, check_for_players, engine_options,
-                           parse_spec)
+from bots.registry import (BOTS, SEARCH_BOTS, bot_from_options, check_for_players, default_of,
+                           engine_options, parse_spec)
 from solver.errors import BotSpecError
 
 __all__ = ["BotSpec", "Caps", "SEARCHING", "DEFAULT_SEARCH_TIME"]
@@ -96,6 +97,17 @@ class BotSpec:
         text = str(BotSpec._of(self.name, {}) if not options else
                    BotSpec(self.name, tuple(options.items())))
         return BotSpec.parse(text)
+
+    def network(self, interactive: bool = False) -> Path | None:
+        """The value-network file this bot values its leaves with: its
+        ``net`` file, else the packaged one, when its ``eval`` (given, or the
+        default; ``interactive``: play's, advise's and serve's) uses a
+        network; None for a bot that uses none."""
+        option = BOTS[self.name].option("eval")
+        if option is None or self.get("eval", default_of(option, interactive)) == "playout":
+            return None
+        net = self.get("net")
+        return Path(net) if net is not None else valuenet.default_path()
 
     def with_threads(self, threads: int) -> "BotSpec":
         """This spec searching on ``threads`` threads (a search bot of this

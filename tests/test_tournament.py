@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pytest
 
+from apps import cli as app_cli
 from apps import tournament as T
 from apps.tournament.execution import LocalBackend
 from tournament_helpers import (HANG_CAP, ROOT, alive, cli, forked_children, games_written,
@@ -413,3 +414,59 @@ def test_bad_input_exits_2_with_one_line(tmp_path, args):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("wildhorn-solve: error:"), r.stderr
     assert not (tmp_path / "out" / "games.csv").exists()
+
+
+# ---- the value network behind a spec ---------------------------------------------------
+
+def _random_net(path, seed):
+    from bots import valuenet
+    from solver import N_FEATURES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    weights, biases = valuenet.random_weights((N_FEATURES, 8, 1), seed=seed)
+    valuenet.write(path, weights, biases, output="sigmoid", meta={})
+    return valuenet.load(path).sha256
+
+
+def test_a_folder_refuses_to_continue_once_the_network_behind_a_spec_changed(
+        tmp_path, capsys, monkeypatch):
+    """``ismcts:eval=mix`` names the packaged network without naming its
+    file: the folder records the file's digest, so a run after the package's
+    network changed is refused in one line instead of mixing two bots in one
+    match; the network it began with continues it, and a folder written
+    before the digests were recorded continues as before."""
+    from bots import valuenet
+    first = _random_net(tmp_path / "a" / "value_net.npz", 1)
+    _random_net(tmp_path / "b" / "value_net.npz", 2)
+    monkeypatch.setattr(valuenet, "_PACKAGED", tmp_path / "a" / "value_net.npz")
+    out = tmp_path / "t"
+    args = ["tournament", "--bots", "ismcts:iterations=20,eval=mix;heuristic", "--games", "2",
+            "--out", str(out)]
+    assert app_cli.main(args) == 0
+    recorded = json.loads((out / "tournament.json").read_text())
+    assert recorded["networks"] == {"ismcts:iterations=20,eval=mix": {
+        "file": "value_net.npz", "sha256": first}}
+    games = (out / "games.csv").read_bytes()
+    monkeypatch.setattr(valuenet, "_PACKAGED", tmp_path / "b" / "value_net.npz")
+    capsys.readouterr()
+    assert app_cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"network value_net.npz (sha256 {first[:12]})" in err
+    assert "continue it with the build that began it" in err
+    assert (out / "games.csv").read_bytes() == games
+    del recorded["networks"]                       # as written before the digests were recorded
+    (out / "tournament.json").write_text(json.dumps(recorded))
+    assert app_cli.main(args) == 0
+    monkeypatch.setattr(valuenet, "_PACKAGED", tmp_path / "a" / "value_net.npz")
+    plain = tmp_path / "plain"
+    assert app_cli.main(["tournament", "--bots", "ismcts:iterations=20;heuristic", "--games", "2",
+                     "--out", str(plain)]) == 0
+    assert "networks" not in json.loads((plain / "tournament.json").read_text())
+
+
+def test_a_net_file_that_cannot_serve_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert app_cli.main(["tournament", "--bots", f"ismcts:eval=net,net={tmp_path}/none.npz;random",
+                     "--games", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.npz: no such file" in err
+    assert not out.exists()

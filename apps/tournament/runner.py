@@ -21,7 +21,7 @@ from apps.tournament.luck import identity_of, luck_value
 from apps.tournament.progress import LineProgress, game_line
 from apps.tournament.scheduling import GameTask, pairings, schedule
 from apps.tournament.stats import analyse, luck_summary, pair_scores, parse_sprt, sprt
-from bots import parse_spec
+from bots import BotSpec, parse_spec, valuenet
 from solver.errors import ParameterError
 
 
@@ -53,6 +53,7 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
     sprt_params = check_arguments(bots, fmt, games, jobs, backend, address, sprt_text)
     if chance is not None:
         check_scheme(chance)
+    networks = bot_networks(bots)
     value = luck_value(luck)
     identity = identity_of(value) if value is not None else None
     progress = progress or LineProgress(echo)
@@ -64,6 +65,8 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
                   "sprt": sprt_params, "chance": chance}
         if identity is not None:
             params["luck"] = identity
+        if networks:
+            params["networks"] = networks
         store.check_parameters(outdir, params)
         tasks = schedule(bots, fmt, games, seed, chance)  # lazy: no memory per game
         played = store.resume(outdir, tasks, luck=value is not None)
@@ -82,6 +85,22 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
 
 
 # ---- the steps ----------------------------------------------------------------------
+
+def bot_networks(bots: Sequence[str]) -> dict[str, dict[str, str]]:
+    """The value network each bot of this project values its leaves with
+    (``BotSpec.network``; its file's name and sha256), by spec: recorded in
+    ``tournament.json``, so a folder refuses to continue once the network
+    behind a spec has changed (the packaged one replaced, say).  A file
+    that cannot serve is refused here, before anything is written."""
+    found = {}
+    for spec in bots:
+        if is_external(spec):
+            continue
+        path = BotSpec.parse(spec).network()
+        if path is not None:
+            found[spec] = {"file": path.name, "sha256": valuenet.load(path).sha256}
+    return found
+
 
 def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: str = "local",
                     address: str | None = None,

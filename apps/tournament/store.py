@@ -285,12 +285,27 @@ def check_luck(outdir: Path, identity: dict[str, Any] | None) -> None:
                          f"or use another --out")
 
 
+RECORDED_LATER = ("networks",)
+"""Parameters a folder written before they were recorded does not hold: not
+checked for it (its README names the build that played it)."""
+
+
 def check_parameters(outdir: Path, params: dict[str, Any]) -> None:
     """Write ``tournament.json``, or check that the one there holds ``params``."""
     pfile = outdir / "tournament.json"
     old = _recorded(outdir)
     if old is not None:
-        diff = [k for k in params if old.get(k) != params[k]]
+        diff = [k for k in params if old.get(k) != params[k]
+                and not (k in RECORDED_LATER and k not in old)]
+        spec = next((s for s in params.get("networks", {}) if "networks" in diff
+                     and old["networks"].get(s) != params["networks"][s]), None)
+        if diff == ["networks"] and spec is not None:
+            was = old["networks"].get(spec, {})
+            raise ParameterError(f"{outdir} holds a tournament whose bot {spec[:60]!r} valued "
+                                 f"its leaves with the network {was.get('file')} (sha256 "
+                                 f"{str(was.get('sha256'))[:12]}), not this one "
+                                 f"({params['networks'][spec]['sha256'][:12]}): continue it "
+                                 f"with the build that began it, or use another --out")
         if diff:
             raise ParameterError(f"{outdir} holds a tournament with other parameters "
                                  f"({', '.join(diff)} differ): repeat its command or use "
