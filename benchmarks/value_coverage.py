@@ -22,7 +22,8 @@ interval (1.96 standard errors, without ``bots._budget.VALUE_BIAS``), and
 1.96 sqrt(p (1 - p) (1/n + b^2)) covers 95% of the references (what
 ``VALUE_BIAS`` is calibrated from).
 Each position's reference value is kept in ``--work`` (default
-build/value-coverage), so the same command continues an interrupted run.
+build/value-coverage), so the same command continues an interrupted run;
+with a network ``--eval``, under the packaged network's digest.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ import pyspiel
 import solver  # noqa: F401  (registers the game)
 from apps.bench_endgame import quantile, sampling_error
 from apps.tournament import wilson
-from bots import bias_needed, make_bot
+from bots import bias_needed, make_bot, valuenet
 from solver import Core
 from solver.jsonio import write_atomic
 
@@ -107,11 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     rows = []
+    network = valuenet.default().sha256 if args.leaf_eval != "playout" else ""
     for k, core in enumerate(positions(args.positions, args.every, args.seed)):
         # the long reference search is kept (the slow part); the checked
         # search runs again, so the interval is what the bot reports now
         tag = "" if args.bot == "ismcts" else f"{args.bot}-"
-        tag += "" if args.leaf_eval == "playout" else f"{args.leaf_eval}-"
+        # a network's references are its own: the packaged file's digest is
+        # in the name, so a new generation's run does not read the last one's
+        tag += "" if args.leaf_eval == "playout" else f"{args.leaf_eval}-{network[:12]}-"
         part = work / f"{tag}{args.seed}-{args.every}-{args.reference}-{k:03d}.json"
         if part.exists():
             ref = json.loads(part.read_text())["reference"]
