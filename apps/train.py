@@ -313,8 +313,10 @@ def read_params(path: Path) -> DataParams:
         raise TrainError(f"{path}: expected a JSON object, got {type(theirs).__name__}")
     theirs.setdefault("variant", "full")     # written before the option existed
     names = {f.name: f.type for f in fields(DataParams)}
-    for key in sorted(set(names) ^ set(theirs)):
-        raise TrainError(f"{path}: {'no field' if key in names else 'an unknown field'} {key!r}")
+    odd = sorted(set(names) ^ set(theirs))
+    if odd:
+        what = "no field" if odd[0] in names else "an unknown field"
+        raise TrainError(f"{path}: {what} {odd[0]!r}")
     for key, kind in names.items():
         value = theirs[key]
         if isinstance(value, bool) or not isinstance(value, PARAM_TYPES[kind]):
