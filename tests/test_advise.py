@@ -811,3 +811,30 @@ def test_cli_secret_redraw_is_not_a_reply():
     assert any(r.get("unseen") == ["redraw"] for r in replies)
     assert "If the Polish decides in secret whether to redraw" in text
     assert "If the Polish redraws" not in text and "keeps its hand" not in text
+
+
+def test_the_bench_takes_a_position_answered_exactly(monkeypatch, tmp_path):
+    """bench advise on a last-turn position the solver finishes: the answer
+    is exact, with no searched answers to check, and the bench goes on (it
+    stopped with a KeyError on such a state of its random set)."""
+    from types import SimpleNamespace
+    import apps.bench_advise as B
+    cs = load_card_set()
+    places = {c.number: "gone" for c in cs.cards}
+    places.update({"PL01": "periphery", "PL02": "forest", "PL18": "hand", "PL19": "hand",
+                   "DE01": "base", "DE03": "base", "DE18": "hand", "DE19": "hand"})
+    core = Core.build(CoreConfig(cs), places=places, fragments={"periphery": 1},
+                      rockets=[1, 2, 3, 4], turn=4)
+    monkeypatch.setattr(B, "_states", lambda out: [("solvable", Path("solvable.json"))])
+    monkeypatch.setattr(B, "load", lambda path, seed=0: SimpleNamespace(core=core.copy()))
+    monkeypatch.setattr(B, "EXAMPLES", tmp_path)           # no stability part
+    plain = B.advise
+    answers = []
+    def advise_at_iterations(state, **kw):
+        answers.append(plain(state, iterations=2000, **kw))
+        return answers[-1]
+    monkeypatch.setattr(B, "advise", advise_at_iterations)
+    out = B.bench_advise(log=lambda _: None, seeds=1)
+    assert answers[0].get("exact") is True
+    assert out["states"] == 1 and out["rows"][0]["answers_checked"] == 0
+    assert out["agreement_rate"] is None
