@@ -593,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "outcomes) and report luck-adjusted scores beside the raw ones "
                            "(docs/tournaments.md): the packaged value network, or the network "
                            "file FILE; a folder keeps its value function (the same file "
-                           "contents, by sha256)")
+                           "name and sha256)")
     tour.set_defaults(func=_cmd_tournament)
 
     tr = sub.add_parser(

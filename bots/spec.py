@@ -98,13 +98,13 @@ class BotSpec:
                    BotSpec(self.name, tuple(options.items())))
         return BotSpec.parse(text)
 
-    def network(self, interactive: bool = False) -> Path | None:
-        """The value-network file this bot values its leaves with: its
-        ``net`` file, else the packaged one, when its ``eval`` (given, or the
-        default; ``interactive``: play's, advise's and serve's) uses a
-        network; None for a bot that uses none."""
+    def network(self) -> Path | None:
+        """The value-network file this bot values its leaves with outside
+        the interactive applications (a tournament's, a bench's): its ``net``
+        file, else the packaged one, when its ``eval`` (given, or the
+        default) uses a network; None for a bot that uses none."""
         option = BOTS[self.name].option("eval")
-        if option is None or self.get("eval", default_of(option, interactive)) == "playout":
+        if option is None or self.get("eval", default_of(option)) == "playout":
             return None
         net = self.get("net")
         return Path(net) if net is not None else valuenet.default_path()

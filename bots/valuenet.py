@@ -16,8 +16,8 @@ NumPy ``.npz`` written by :func:`numpy.savez` (never a pickle) holding:
 - ``meta``: a JSON object as a string (how it was trained);
 - ``variant``: the game it was trained on, a preset of ``wildhorn``
   (``full``, ``small``, ``tiny``: :data:`solver.game.VARIANTS`); a file
-  without it (as the packaged network, written before the entry existed)
-  is a network of the full game.
+  without it (as generation 1's, written before the entry existed) is a
+  network of the full game.
 
 :func:`write` writes one (atomically), :func:`load` reads and checks one;
 every refusal is a one-line :class:`solver.errors.ValueNetError` naming the

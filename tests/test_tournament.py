@@ -432,8 +432,9 @@ def test_a_folder_refuses_to_continue_once_the_network_behind_a_spec_changed(
     """``ismcts:eval=mix`` names the packaged network without naming its
     file: the folder records the file's digest, so a run after the package's
     network changed is refused in one line instead of mixing two bots in one
-    match; the network it began with continues it, and a folder written
-    before the digests were recorded continues as before."""
+    match; the network it began with continues it.  A folder written before
+    the digests were recorded is taken to have used generation 1, the only
+    network packaged until then."""
     from bots import valuenet
     first = _random_net(tmp_path / "a" / "value_net.npz", 1)
     _random_net(tmp_path / "b" / "value_net.npz", 2)
@@ -453,10 +454,28 @@ def test_a_folder_refuses_to_continue_once_the_network_behind_a_spec_changed(
     assert err.count("\n") == 1 and f"network value_net.npz (sha256 {first[:12]})" in err
     assert "continue it with the build that began it" in err
     assert (out / "games.csv").read_bytes() == games
-    del recorded["networks"]                       # as written before the digests were recorded
-    (out / "tournament.json").write_text(json.dumps(recorded))
-    assert app_cli.main(args) == 0
     monkeypatch.setattr(valuenet, "_PACKAGED", tmp_path / "a" / "value_net.npz")
+    assert app_cli.main(args) == 0                 # the network it began with continues it
+    recorded["networks"] = ["not", "a", "map"]
+    (out / "tournament.json").write_text(json.dumps(recorded))
+    capsys.readouterr()
+    assert app_cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'networks' must map each bot spec" in err
+    # written before the digests were recorded: every build until then packaged generation 1
+    del recorded["networks"]
+    (out / "tournament.json").write_text(json.dumps(recorded))
+    assert app_cli.main(args) == 2
+    assert "(sha256 3110d9622bd4), not this one" in capsys.readouterr().err
+    named = tmp_path / "named"                     # a net= file of then is not known: not checked
+    spec = f"ismcts:iterations=20,eval=mix,net={tmp_path / 'b' / 'value_net.npz'}"
+    named_args = ["tournament", "--bots", f"{spec};heuristic", "--games", "2",
+                  "--out", str(named)]
+    assert app_cli.main(named_args) == 0
+    kept = json.loads((named / "tournament.json").read_text())
+    del kept["networks"]
+    (named / "tournament.json").write_text(json.dumps(kept))
+    assert app_cli.main(named_args) == 0
     plain = tmp_path / "plain"
     assert app_cli.main(["tournament", "--bots", "ismcts:iterations=20;heuristic", "--games", "2",
                      "--out", str(plain)]) == 0

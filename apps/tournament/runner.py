@@ -60,6 +60,7 @@ def run(bots: list[str], fmt: str = "round-robin", games: int = 10, jobs: int = 
     outdir = Path(out)
     with store.FolderLock(outdir):
         chance = store.chance_scheme(outdir, chance)
+        store.check_networks(outdir, networks, networks_before_records(networks))
         store.check_luck(outdir, identity)
         params = {"bots": bots, "format": fmt, "games": games, "seed": seed,
                   "sprt": sprt_params, "chance": chance}
@@ -100,6 +101,21 @@ def bot_networks(bots: Sequence[str]) -> dict[str, dict[str, str]]:
         if path is not None:
             found[spec] = {"file": path.name, "sha256": valuenet.load(path).sha256}
     return found
+
+
+PACKAGED_BEFORE_RECORDS = {
+    "file": "value_net.npz",
+    "sha256": "3110d9622bd4682db16edab69854cd86632314978afd4968b8ef7648b9813fdb"}
+"""The packaged value network of every build before tournament folders
+recorded their networks: generation 1, the only one packaged until then."""
+
+
+def networks_before_records(networks: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """What the bots of ``networks`` valued their leaves with in a folder
+    written before the record existed: :data:`PACKAGED_BEFORE_RECORDS` for
+    a spec without ``net=``; a ``net=`` file then is not known."""
+    return {spec: PACKAGED_BEFORE_RECORDS for spec in networks
+            if BotSpec.parse(spec).get("net") is None}
 
 
 def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: str = "local",

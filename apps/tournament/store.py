@@ -285,27 +285,43 @@ def check_luck(outdir: Path, identity: dict[str, Any] | None) -> None:
                          f"or use another --out")
 
 
-RECORDED_LATER = ("networks",)
-"""Parameters a folder written before they were recorded does not hold: not
-checked for it (its README names the build that played it)."""
+def check_networks(outdir: Path, networks: dict[str, dict[str, str]],
+                   unrecorded: dict[str, dict[str, str]]) -> None:
+    """Refuse to go on with a folder whose bots valued their leaves with
+    another network than ``networks`` gives them now (by spec: the file's
+    name and sha256, :func:`apps.tournament.runner.bot_networks`): a match
+    of two networks is two bots under one name.  A folder written before
+    the record existed is taken to have used ``unrecorded`` (what the
+    runner knows of those builds; a spec it does not name is not checked)."""
+    old = _recorded(outdir)
+    if old is None:
+        return
+    pfile = outdir / "tournament.json"
+    if "networks" in old:
+        was = old["networks"]
+        if not isinstance(was, dict) or not all(
+                isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in was.values()):
+            raise ParameterError(f"{pfile}: 'networks' must map each bot spec to an object "
+                                 f"with its network's file and sha256")
+    else:
+        was = unrecorded
+    for spec, now in networks.items():
+        before = was.get(spec)
+        if before is not None and before["sha256"] != now["sha256"]:
+            raise ParameterError(f"{outdir} holds a tournament whose bot {spec[:60]!r} valued "
+                                 f"its leaves with the network {before.get('file')} (sha256 "
+                                 f"{before['sha256'][:12]}), not this one ({now['sha256'][:12]}): "
+                                 f"continue it with the build that began it, or use another "
+                                 f"--out")
 
 
 def check_parameters(outdir: Path, params: dict[str, Any]) -> None:
-    """Write ``tournament.json``, or check that the one there holds ``params``."""
+    """Write ``tournament.json``, or check that the one there holds ``params``
+    (its ``networks`` are :func:`check_networks`'s)."""
     pfile = outdir / "tournament.json"
     old = _recorded(outdir)
     if old is not None:
-        diff = [k for k in params if old.get(k) != params[k]
-                and not (k in RECORDED_LATER and k not in old)]
-        spec = next((s for s in params.get("networks", {}) if "networks" in diff
-                     and old["networks"].get(s) != params["networks"][s]), None)
-        if diff == ["networks"] and spec is not None:
-            was = old["networks"].get(spec, {})
-            raise ParameterError(f"{outdir} holds a tournament whose bot {spec[:60]!r} valued "
-                                 f"its leaves with the network {was.get('file')} (sha256 "
-                                 f"{str(was.get('sha256'))[:12]}), not this one "
-                                 f"({params['networks'][spec]['sha256'][:12]}): continue it "
-                                 f"with the build that began it, or use another --out")
+        diff = [k for k in params if k != "networks" and old.get(k) != params[k]]
         if diff:
             raise ParameterError(f"{outdir} holds a tournament with other parameters "
                                  f"({', '.join(diff)} differ): repeat its command or use "
