@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from apps.bench_endgame import SUITE, grade_bots, suite_cores  # noqa: E402
+from apps.bench_endgame import SUITE, grade_bots, packaged_sha256, suite_cores  # noqa: E402
 
 EVALS = ("playout", "net", "mix", "turn")
 
@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     graded = grade_bots(cores, specs(args.iterations, args.seconds), seed=args.seed, log=print)
     result = {"command": "python benchmarks/eval_suite.py", "suite": args.suite,
               "iterations": args.iterations, "seconds": args.seconds, "seed": args.seed,
-              "load_average": os.getloadavg()[0], **graded}
+              "load_average": os.getloadavg()[0],
+              "packaged_network": packaged_sha256(),   # what eval=net/mix/turn used
+              **graded}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -38,7 +38,7 @@ from pathlib import Path
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from apps.bench_endgame import quantile, sampling_error
+from apps.bench_endgame import packaged_sha256, quantile, sampling_error
 from apps.tournament import wilson
 from bots import bias_needed, make_bot, valuenet
 from solver import Core
@@ -145,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
            "mean_interval_width": round(statistics.fmean(r["ci95"][1] - r["ci95"][0]
                                                          for r in rows), 4),
            "seconds": round(time.time() - t0, 1),
+           "packaged_network": packaged_sha256(),   # what a network --eval used
            "command": " ".join(["python", "benchmarks/value_coverage.py", *(argv or sys.argv[1:])])}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(args.out, json.dumps(out, indent=2) + "\n")

@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 import bots._budget as budget
-from bots import BotSpecError, make_bot, parse_spec
+from bots import BotSpecError, make_bot, parse_spec, valuenet
 from exact._endgame import Solver
 from exact.endgame import key_bytes, solvable, solve
 from helpers import last_turn
@@ -570,6 +570,17 @@ def test_bench_endgame_keeps_the_parts_it_does_not_measure(tmp_path):
     out = be.bench_endgame(suite, parts=(), before=before)
     assert {part: out[part] for part in be.PARTS} == before
     assert out["suite_positions"] == 0
+    # which packaged network measured each part: unknown for the earlier ones,
+    # kept through a later partial run, and the current one for a measured part
+    assert out["packaged_network"] == {part: None for part in be.PARTS}
+    before["packaged_network"] = {"values": "abc"}
+    out = be.bench_endgame(suite, parts=("values",), before=before)
+    assert out["packaged_network"]["values"] == valuenet.default().sha256
+    assert out["packaged_network"]["advise"] is None
+    before["packaged_network"] = out["packaged_network"] | {"advise": "def"}
+    out = be.bench_endgame(suite, parts=(), before=before)
+    assert out["packaged_network"]["advise"] == "def"
+    assert out["packaged_network"]["values"] == valuenet.default().sha256
 
 
 def test_probe_tells_whether_a_position_reaches_a_value():

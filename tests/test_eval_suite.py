@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from bots import valuenet
 from tournament_helpers import ROOT, benchmark_script
 
 
@@ -20,6 +21,7 @@ def test_every_eval_is_graded_on_the_suites_open_positions(tmp_path):
     assert bench.main(["--suite", str(small), "--iterations", "50", "--seconds", "0.01",
                        "--out", str(out)]) == 0
     result = json.loads(out.read_text())
+    assert result["packaged_network"] == valuenet.default().sha256
     specs = bench.specs(50, 0.01)
     assert len(specs) == 2 * len(bench.EVALS)
     for spec in specs:
