@@ -489,3 +489,13 @@ def test_a_net_file_that_cannot_serve_is_refused_before_anything_is_written(tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none.npz: no such file" in err
     assert not out.exists()
+
+
+def test_the_network_of_folders_before_the_record_is_generation_1():
+    """PACKAGED_BEFORE_RECORDS is typed by hand (an installed copy has no
+    results/): it must be the digest of generation 1's committed file, the
+    only network any build packaged before tournament folders recorded it."""
+    from apps.tournament import runner
+    from bots import valuenet
+    gen1 = valuenet.load(ROOT / "results" / "training" / "gen1" / "value_net.npz")
+    assert runner.PACKAGED_BEFORE_RECORDS == {"file": "value_net.npz", "sha256": gen1.sha256}
