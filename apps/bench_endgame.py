@@ -576,11 +576,11 @@ def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOT
     # the packaged network when each part was measured (a network eval
     # without net= uses it); None for a part measured before this record
     earlier = (before or {}).get("packaged_network") or {}
+    now = packaged_sha256() if parts else None
     out["packaged_network"] = {}
     for part in PARTS:
         out[part] = measure[part]() if part in parts else (before or {})[part]
-        out["packaged_network"][part] = (packaged_sha256() if part in parts
-                                         else earlier.get(part))
+        out["packaged_network"][part] = now if part in parts else earlier.get(part)
     return out
 
 

@@ -37,12 +37,15 @@ from pathlib import Path
 
 import pyspiel
 
-import solver  # noqa: F401  (registers the game)
-from apps.bench_endgame import packaged_sha256, quantile, sampling_error
-from apps.tournament import wilson
-from bots import bias_needed, make_bot, valuenet
-from solver import Core
-from solver.jsonio import write_atomic
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import solver  # noqa: F401,E402  (registers the game)
+from apps.bench_endgame import packaged_sha256, quantile, sampling_error  # noqa: E402
+from apps.tournament import wilson  # noqa: E402
+from bots import bias_needed, make_bot, valuenet  # noqa: E402
+from solver import Core  # noqa: E402
+from solver.jsonio import write_atomic  # noqa: E402
 
 PLAYERS = "ismcts:iterations=300,endgame=off"
 

@@ -19,9 +19,10 @@ def test_a_tiny_run_reports_coverage_and_the_network_and_repeats(tmp_path):
     assert first["positions"] == 2 and first["eval"] == "mix"
     assert 0.0 <= first["coverage"] <= 1.0
     assert first["packaged_network"] == valuenet.default().sha256
-    cached = sorted(p.name for p in work.rglob("*") if p.is_file())
+    cached = {p: p.stat().st_mtime_ns for p in work.rglob("*") if p.is_file()}
     assert cached                                   # the references are kept
     assert bench.main(argv) == 0                    # the same command, from the cache
+    assert {p: p.stat().st_mtime_ns for p in work.rglob("*") if p.is_file()} == cached
     again = json.loads(out.read_text())
     drop = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
     assert drop(again) == drop(first)
