@@ -47,7 +47,6 @@ from apps.advise import advise
 from bots import bias_needed, make_bot, valuenet
 from exact.endgame import Solver, solvable, solve
 from solver import Core
-from solver.errors import ValueNetError
 from solver.game import make_config
 from solver.jsonio import write_atomic
 from solver.vocabulary import SIDES, WINDOW_PHASES
@@ -576,17 +575,9 @@ def bench_endgame(suite_path: Path = SUITE, specs: tuple[str, ...] = DEFAULT_BOT
     # the packaged network when each part was measured (a network eval
     # without net= uses it); None for a part measured before this record
     earlier = (before or {}).get("packaged_network") or {}
-    now = packaged_sha256() if parts else None
+    now = valuenet.packaged_sha256() if parts else None
     out["packaged_network"] = {}
     for part in PARTS:
         out[part] = measure[part]() if part in parts else (before or {})[part]
         out["packaged_network"][part] = now if part in parts else earlier.get(part)
     return out
-
-
-def packaged_sha256() -> str | None:
-    """The packaged value network's sha256, None if there is none."""
-    try:
-        return valuenet.default().sha256
-    except ValueNetError:
-        return None

@@ -392,6 +392,23 @@ def load_data(out: Path, games: int, data: DataParams) -> dict[str, np.ndarray]:
     return merged if keep.all() else {f: v[keep] for f, v in merged.items()}
 
 
+def read_summary(folder: Path) -> dict[str, Any]:
+    """The train.json of the finished training run in ``folder``: an object
+    whose ``games`` is a count (and whose ``fit``, if any, is an object), the
+    one check that ``--add-data`` and the benchmarks share.  A one-line
+    TrainError, without the folder's name, otherwise."""
+    try:
+        summary = json.loads((folder / "train.json").read_text())
+        games = summary["games"]
+        if not isinstance(summary.get("fit", {}), dict):
+            raise TypeError("fit")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise TrainError("not a finished training folder (no readable train.json)") from None
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise TrainError(f"train.json's games is {games!r}, not a count")
+    return summary
+
+
 def load_added(folder: str, out: Path, data: DataParams
                ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """``--add-data``: the positions of an earlier generation's finished run
@@ -404,12 +421,10 @@ def load_added(folder: str, out: Path, data: DataParams
     if path.resolve() == out.resolve():
         raise TrainError(f"--add-data {folder}: that is --out itself")
     try:
-        games = json.loads((path / "train.json").read_text())["games"]
-        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise ValueError(games)
-    except (OSError, ValueError, KeyError, TypeError):
-        raise TrainError(f"--add-data {folder}: not a finished training folder (no readable "
-                         "train.json); its README.md has the command that makes it") from None
+        games = read_summary(path)["games"]
+    except TrainError as err:
+        raise TrainError(f"--add-data {folder}: {err}; its README.md has the command that "
+                         "makes it") from None
     try:
         params = read_params(path / "data" / "params.json")
     except TrainError as err:

@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from apps.bench_endgame import SUITE, grade_bots, packaged_sha256, suite_cores  # noqa: E402
+from apps.bench_endgame import SUITE, grade_bots, suite_cores  # noqa: E402
+from bots.valuenet import packaged_sha256  # noqa: E402
 
 EVALS = ("playout", "net", "mix", "turn")
 

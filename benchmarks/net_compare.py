@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from apps.train import (ECE_BINS, TARGETS, DataParams, TrainError, load_data,  # noqa: E402
-                        read_params, target_of)
+                        read_params, read_summary, target_of)
 from apps.tournament import calibration  # noqa: E402
 from bots import valuenet  # noqa: E402
 from solver.errors import WildhornError  # noqa: E402
@@ -65,13 +65,13 @@ def read_run(folder: Path) -> tuple[str, DataParams, dict[str, np.ndarray]]:
     """The training target, the data parameters and the held-out rows of the
     finished training run in ``folder``; a one-line TrainError otherwise."""
     try:
-        summary = json.loads((folder / "train.json").read_text())
+        summary = read_summary(folder)
         games, target = summary["games"], summary["fit"]["target"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise TrainError(f"--data {folder}: not a finished training folder (no readable "
-                         "train.json)") from None
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise TrainError(f"--data {folder}: train.json's games is {games!r}, not a count")
+    except TrainError as err:
+        raise TrainError(f"--data {folder}: {err}") from None
+    except KeyError:
+        raise TrainError(f"--data {folder}: not a finished training folder (train.json has "
+                         "no fit target)") from None
     if target not in TARGETS:
         raise TrainError(f"--data {folder}: train.json's target {target!r} is not one of "
                          f"{', '.join(TARGETS)}")

@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: F401,E402  (registers the game)
-from apps.bench_endgame import packaged_sha256, quantile, sampling_error  # noqa: E402
+from apps.bench_endgame import quantile, sampling_error  # noqa: E402
+from bots.valuenet import packaged_sha256  # noqa: E402
 from apps.tournament import wilson  # noqa: E402
 from bots import bias_needed, make_bot, valuenet  # noqa: E402
 from solver import Core  # noqa: E402

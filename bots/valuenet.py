@@ -67,6 +67,15 @@ def default() -> "ValueNet":
     return load(_PACKAGED)
 
 
+def packaged_sha256() -> str | None:
+    """The packaged network's sha256 (what a network eval without ``net=``
+    uses), None if there is none: results record it beside their figures."""
+    try:
+        return default().sha256
+    except ValueNetError:
+        return None
+
+
 @dataclass(frozen=True, eq=False)
 class ValueNet:
     """A loaded, checked value network (see the module's doc for the file)."""

@@ -333,11 +333,16 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
     listed = tmp_path / "listed"
     _run(listed, games=3)
     (listed / "data" / "params.json").write_text("[]")
+    uncounted = tmp_path / "uncounted"          # train.json's games a string
+    _run(uncounted, games=3)
+    summary = json.loads((uncounted / "train.json").read_text())
+    (uncounted / "train.json").write_text(json.dumps(dict(summary, games="3")))
     out = tmp_path / "new"
     for folder, message in ((out, "that is --out itself"),
                             (tiny, "its data has variant='tiny', this run 'full'"),
                             (unfinished, "not a finished training folder"),
                             (tmp_path / "nowhere", "not a finished training folder"),
+                            (uncounted, "train.json's games is '3', not a count"),
                             (lost, "chunk-00001.npz: a broken data shard"),
                             (listed, "params.json: expected a JSON object, got list")):
         with pytest.raises(T.TrainError, match=message):
