@@ -317,7 +317,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         exact_nodes=args.exact_nodes, chunk_games=args.chunk_games, holdout=args.holdout,
         variant=args.variant)
     fit = train_app.FitParams(target=args.target, hidden=train_app.parse_hidden(args.hidden),
-                              l2=args.l2, epochs=args.epochs, seed=args.seed)
+                              l2=args.l2, epochs=args.epochs, seed=args.seed,
+                              drop=train_app.parse_drop(args.drop_features))
     summary = train_app.train(args.out, args.games, data, fit, jobs=args.jobs,
                               backend=args.backend, address=args.address, install=args.install,
                               progress=train_app.Progress(sys.stdout), add_data=args.add_data)
@@ -634,6 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="hidden layer widths (default 64,64)")
     tr.add_argument("--l2", type=float, default=0.001,
                     help="L2 penalty of the weights (scikit-learn's alpha; default 0.001)")
+    tr.add_argument("--drop-features", default="", metavar="PARTS",
+                    help="feature parts the network never sees, separated by commas (e.g. "
+                         "cards,pending; the parts are in docs/value-network.md): zeros in the "
+                         "fit and zero weights in the file, to measure what a part is worth "
+                         "(default none)")
     tr.add_argument("--epochs", type=int, default=40,
                     help=f"epochs at most; the fit stops after {train_app.PATIENCE} without a "
                          "better held-out loss and keeps the best (default 40)")

@@ -56,7 +56,7 @@ from apps.tournament import BACKENDS, FolderLock, calibration, derive, make_back
 from apps.tournament.execution import results_in_order
 from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuenet
 from exact.endgame import Solver as EndgameSolver, solvable, solve
-from solver import FEATURE_VERSION, N_FEATURES, features
+from solver import FEATURE_VERSION, N_FEATURES, feature_parts, features
 from solver.errors import ParameterError, WildhornError
 from solver.game import VARIANTS
 from solver.jsonio import write_atomic
@@ -114,6 +114,7 @@ class FitParams:
     l2: float
     epochs: int
     seed: int
+    drop: tuple[str, ...] = ()  # feature parts (solver.feature_parts) the network never sees
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,33 @@ def parse_hidden(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def parse_drop(text: str) -> tuple[str, ...]:
+    """``--drop-features``: feature parts by name, separated by commas, each
+    once; the empty string drops none."""
+    names = [n for n in text.split(",") if n] if text else []
+    known = [name for name, _ in feature_parts()]
+    for name in names:
+        if name not in known:
+            raise ParameterError(f"--drop-features: {name!r} is not a feature part; the parts "
+                                 f"are {', '.join(known)}")
+    if len(set(names)) < len(names):
+        raise ParameterError("--drop-features: a part named twice")
+    if len(names) == len(known):
+        raise ParameterError("--drop-features: every part dropped leaves the network nothing")
+    return tuple(names)
+
+
+def dropped_columns(drop: Sequence[str]) -> np.ndarray:
+    """The feature columns of the parts in ``drop`` (solver.feature_parts's
+    order), ascending."""
+    cols, start = [], 0
+    for name, size in feature_parts():
+        if name in drop:
+            cols.extend(range(start, start + size))
+        start += size
+    return np.array(cols, dtype=np.intp)
+
+
 def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, backend: str,
                     address: str | None) -> None:
     """Refuse bad arguments before anything is written."""
@@ -160,6 +188,7 @@ def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, bac
     if fit.target not in TARGETS:
         raise ParameterError(f"--target: expected one of {', '.join(TARGETS)}, "
                              f"got {fit.target!r}")
+    parse_drop(",".join(fit.drop))
     if backend not in BACKENDS:
         raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":
@@ -489,6 +518,8 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
     key = {**asdict(params), "hidden": list(params.hidden), "rows": int(len(y)),
            "held_out": int(len(hy)), "y": float(np.sum(y, dtype=np.float64))}
     del key["epochs"]
+    if not params.drop:         # the key of a fit made before --drop-features existed
+        del key["drop"]
     state = None
     if path.is_file():
         try:
@@ -597,6 +628,19 @@ def plot_loss(path: Path, state: dict[str, Any], target: str) -> None:
     write_atomic(path, buf.getvalue())
 
 
+def fit_summary(params: FitParams) -> dict[str, Any]:
+    """train.json's ``fit``: the parameters of the fit and its constants;
+    ``drop`` only when a part is dropped (so a run made before the option
+    gives the same file)."""
+    out = {**asdict(params), "hidden": list(params.hidden), "batch": BATCH,
+           "learning_rate": LEARNING_RATE, "patience": PATIENCE}
+    if params.drop:
+        out["drop"] = list(params.drop)
+    else:
+        del out["drop"]
+    return out
+
+
 def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
     cal = summary["calibration"]
     p16 = cal[f"playouts_{CHECK_PLAYOUTS}"]
@@ -616,7 +660,10 @@ def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
           for a in summary.get("added_data", [])],
         f"- network: {' x '.join(map(str, summary['sizes']))}, target "
         f"`{summary['fit']['target']}`, l2 {summary['fit']['l2']}, epoch "
-        f"{summary['best_epoch']} of {summary['epochs_run']} kept",
+        f"{summary['best_epoch']} of {summary['epochs_run']} kept"
+        + (f"; feature parts dropped (`--drop-features`, zeros in the fit, zero weights in "
+           f"the file): {', '.join(summary['fit']['drop'])}" if summary["fit"].get("drop")
+           else ""),
         f"- held-out loss (mean squared error to the target): {summary['held_out_loss']:.5f}",
         f"- calibration on {cal['positions']} held-out positions against the game's result: "
         f"network Brier {cal['net']['brier']} ECE {cal['net']['ece']} "
@@ -659,14 +706,22 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
                              f"{data.holdout}; play more games")
         y = target_of(train_rows, fit_params.target)
         hy = target_of(test_rows, fit_params.target)
+        drop = dropped_columns(fit_params.drop)
+        for rows_ in (train_rows, test_rows):       # both are this function's own copies
+            rows_["x"][:, drop] = 0.0
         state = fit(folder, train_rows["x"], y, test_rows["x"], hy, fit_params, progress)
         weights, biases = state["best"]
+        # the fit saw zeros there, so these weights never changed an output it
+        # was scored on; zeroed, the network ignores the parts in play too
+        weights = [weights[0].copy(), *weights[1:]]
+        weights[0][drop, :] = 0.0
         best = state["best_epoch"]
         meta = {"command": command, "seed": data.seed, "games": games,
                 "game": f"wildhorn(variant={data.variant})",
                 "positions": int(len(y)), "held_out_positions": int(len(hy)),
                 "data": asdict(data), "added_data": added_info, "target": fit_params.target,
                 "hidden": list(fit_params.hidden), "l2": fit_params.l2, "epoch": best,
+                **({"drop_features": list(fit_params.drop)} if fit_params.drop else {}),
                 "train_loss": round(state["train"][best - 1], 6),
                 "held_out_loss": round(state["held_out"][best - 1], 6)}
         net_path = folder / "value_net.npz"
@@ -675,8 +730,7 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
         net = valuenet.load(net_path)
         summary = {
             "command": command, "variant": data.variant, "games": games, "data": asdict(data),
-            "fit": {**asdict(fit_params), "hidden": list(fit_params.hidden), "batch": BATCH,
-                    "learning_rate": LEARNING_RATE, "patience": PATIENCE},
+            "fit": fit_summary(fit_params),
             "added_data": added_info,
             "positions": {"train": int(len(y)), "held_out": int(len(hy)),
                           "added": sum(a["positions"] for a in added_info),

@@ -352,6 +352,45 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
         _run(out, games=3, add_data=[str(tmp_path / "earlier")] * 2)
 
 
+def test_dropped_feature_parts_are_never_seen(tmp_path):
+    """--drop-features: the fit sees zeros in the parts' columns and the file
+    has zero weights there, so no value of those features moves the output;
+    train.json and the README say which; a fit without it keeps its old key
+    and summary (the checkpoint of a folder made before the option serves)."""
+    drop = ("cards", "pending")
+    cols = T.dropped_columns(drop)
+    parts = dict(solver.feature_parts())
+    assert len(cols) == parts["cards"] + parts["pending"]
+    assert cols[0] == 0 and cols[parts["cards"] - 1] == parts["cards"] - 1
+    assert cols[-1] == N_FEATURES - parts["moves"] - 1      # pending is the last but one part
+    plain, _ = _run(tmp_path / "gen", games=6)
+    assert "drop" not in plain["fit"]
+    (w_plain, *_), _ = _net_arrays(tmp_path / "gen" / "value_net.npz")
+    assert np.any(w_plain[cols] != 0)
+    # the same folder, the same data: the fit's checkpoint is not the plain one's
+    summary, _ = _run(tmp_path / "gen", games=6, fit=replace(FIT, drop=drop))
+    assert summary["fit"]["drop"] == list(drop)
+    net = valuenet.load(tmp_path / "gen" / "value_net.npz")
+    assert net.meta["drop_features"] == list(drop)
+    assert np.all(np.asarray(net.weights[0])[cols] == 0)
+    keep = np.setdiff1d(np.arange(N_FEATURES), cols)
+    assert np.any(np.asarray(net.weights[0])[keep] != 0)
+    cores, _ = _positions()
+    x = np.stack([features(core) for core in cores]).astype(np.float32)
+    noisy = x.copy()
+    noisy[:, cols] = np.random.default_rng(0).random((len(x), len(cols)))
+    assert np.array_equal(net.evaluate(x), net.evaluate(noisy))
+    shifted = x.copy()
+    shifted[:, keep] += 1.0
+    assert not np.array_equal(net.evaluate(x), net.evaluate(shifted))
+    readme = (tmp_path / "gen" / "README.md").read_text()
+    assert "feature parts dropped (`--drop-features`" in readme
+    # and back: the plain fit again gives the plain network
+    again, _ = _run(tmp_path / "gen", games=6)
+    (w_again, *_), _ = _net_arrays(tmp_path / "gen" / "value_net.npz")
+    assert np.array_equal(w_again, w_plain) and "drop" not in again["fit"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--hidden", "64,x"], "--hidden: expected layer widths"),
     (["--games", "0"], "--games: expected an integer >= 1, got 0"),
@@ -360,6 +399,10 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
     (["--address", "auto"], "--address: only with --backend ray"),
     (["--variant", "huge"], "--variant: expected one of full, tiny, small, got 'huge'"),
     (["--add-data", "nowhere"], "--add-data nowhere: not a finished training folder"),
+    (["--drop-features", "cards,wings"], "--drop-features: 'wings' is not a feature part"),
+    (["--drop-features", "cards,cards"], "--drop-features: a part named twice"),
+    (["--drop-features", ",".join(n for n, _ in solver.feature_parts())],
+     "--drop-features: every part dropped leaves the network nothing"),
 ])
 def test_bad_options_are_refused_in_one_line(tmp_path, args, message):
     out = tmp_path / "gen"
