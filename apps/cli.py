@@ -636,10 +636,10 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--l2", type=float, default=0.001,
                     help="L2 penalty of the weights (scikit-learn's alpha; default 0.001)")
     tr.add_argument("--drop-features", default="", metavar="PARTS",
-                    help="feature parts the network never sees, separated by commas (e.g. "
-                         "cards,pending; the parts are in docs/value-network.md): zeros in the "
-                         "fit and zero weights in the file, to measure what a part is worth "
-                         "(default none)")
+                    help="feature parts the network never sees, separated by commas, any "
+                         "order (e.g. cards,pending; the parts are in docs/value-network.md): "
+                         "zeros in the fit and zero weights in the file, to measure what a "
+                         "part is worth (default none)")
     tr.add_argument("--epochs", type=int, default=40,
                     help=f"epochs at most; the fit stops after {train_app.PATIENCE} without a "
                          "better held-out loss and keeps the best (default 40)")

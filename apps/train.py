@@ -142,18 +142,26 @@ def parse_hidden(text: str) -> tuple[int, ...]:
 
 def parse_drop(text: str) -> tuple[str, ...]:
     """``--drop-features``: feature parts by name, separated by commas, each
-    once; the empty string drops none."""
-    names = [n for n in text.split(",") if n] if text else []
+    once, in any order; returned in solver.feature_parts's order (so one set
+    of parts is one fit); the empty string drops none."""
+    names = tuple(text.split(",")) if text else ()
+    check_drop(names)
+    return tuple(name for name, _ in feature_parts() if name in names)
+
+
+def check_drop(names: Sequence[str]) -> None:
+    """Refuse a drop that is not distinct feature parts by name, or all."""
     known = [name for name, _ in feature_parts()]
+    if not isinstance(names, tuple):
+        raise ParameterError(f"--drop-features: expected a tuple of part names, got {names!r}")
     for name in names:
-        if name not in known:
+        if not isinstance(name, str) or name not in known:
             raise ParameterError(f"--drop-features: {name!r} is not a feature part; the parts "
                                  f"are {', '.join(known)}")
     if len(set(names)) < len(names):
         raise ParameterError("--drop-features: a part named twice")
     if len(names) == len(known):
         raise ParameterError("--drop-features: every part dropped leaves the network nothing")
-    return tuple(names)
 
 
 def dropped_columns(drop: Sequence[str]) -> np.ndarray:
@@ -188,7 +196,7 @@ def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, bac
     if fit.target not in TARGETS:
         raise ParameterError(f"--target: expected one of {', '.join(TARGETS)}, "
                              f"got {fit.target!r}")
-    parse_drop(",".join(fit.drop))
+    check_drop(fit.drop)
     if backend not in BACKENDS:
         raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if address is not None and backend != "ray":

@@ -6,6 +6,7 @@ command killed and repeated, and the Ray backend giving the same data."""
 from __future__ import annotations
 
 import json
+import pickle
 import os
 import signal
 import subprocess
@@ -352,7 +353,7 @@ def test_added_data_is_refused_before_any_game_when_it_cannot_serve(tmp_path):
         _run(out, games=3, add_data=[str(tmp_path / "earlier")] * 2)
 
 
-def test_dropped_feature_parts_are_never_seen(tmp_path):
+def test_dropped_feature_parts_are_never_seen(tmp_path, monkeypatch):
     """--drop-features: the fit sees zeros in the parts' columns and the file
     has zero weights there, so no value of those features moves the output;
     train.json and the README say which; a fit without it keeps its old key
@@ -365,10 +366,28 @@ def test_dropped_feature_parts_are_never_seen(tmp_path):
     assert cols[-1] == N_FEATURES - parts["moves"] - 1      # pending is the last but one part
     plain, _ = _run(tmp_path / "gen", games=6)
     assert "drop" not in plain["fit"]
+    plain_files = _comparable(tmp_path / "gen")
     (w_plain, *_), _ = _net_arrays(tmp_path / "gen" / "value_net.npz")
     assert np.any(w_plain[cols] != 0)
-    # the same folder, the same data: the fit's checkpoint is not the plain one's
+    # the checkpoint's key is the one of a fit made before the option
+    with open(tmp_path / "gen" / "data" / T.CHECKPOINT, "rb") as f:
+        assert set(pickle.load(f)["key"]) == {"target", "hidden", "l2", "seed", "rows",
+                                              "held_out", "y"}
+    # the same folder, the same data: the fit sees zeros there, and does not
+    # take the plain fit's checkpoint
+    seen = []
+    real_fit = T.fit
+
+    def spy(out, x, y, hx, hy, params, progress):
+        kept = np.setdiff1d(np.arange(N_FEATURES), cols)
+        seen.append((bool(np.all(x[:, cols] == 0)), bool(np.all(hx[:, cols] == 0)),
+                     bool(np.any(x[:, kept] != 0))))
+        return real_fit(out, x, y, hx, hy, params, progress)
+    monkeypatch.setattr(T, "fit", spy)
     summary, _ = _run(tmp_path / "gen", games=6, fit=replace(FIT, drop=drop))
+    monkeypatch.undo()
+    assert seen == [(True, True, True)]
+    assert summary["held_out_loss_curve"] != plain["held_out_loss_curve"]
     assert summary["fit"]["drop"] == list(drop)
     net = valuenet.load(tmp_path / "gen" / "value_net.npz")
     assert net.meta["drop_features"] == list(drop)
@@ -385,10 +404,17 @@ def test_dropped_feature_parts_are_never_seen(tmp_path):
     assert not np.array_equal(net.evaluate(x), net.evaluate(shifted))
     readme = (tmp_path / "gen" / "README.md").read_text()
     assert "feature parts dropped (`--drop-features`" in readme
-    # and back: the plain fit again gives the plain network
+    # through the API too, a part must be a part
+    with pytest.raises(WildhornError, match="'cards,pending' is not a feature part"):
+        _run(tmp_path / "api", games=3, fit=replace(FIT, drop=("cards,pending",)))
+    assert not (tmp_path / "api").exists()
+    # the parts in any order are one fit
+    assert T.parse_drop("pending,cards") == drop
+    # and back: the plain fit again gives the plain files
     again, _ = _run(tmp_path / "gen", games=6)
     (w_again, *_), _ = _net_arrays(tmp_path / "gen" / "value_net.npz")
     assert np.array_equal(w_again, w_plain) and "drop" not in again["fit"]
+    assert _comparable(tmp_path / "gen") == plain_files
 
 
 @pytest.mark.parametrize("args, message", [
@@ -401,6 +427,8 @@ def test_dropped_feature_parts_are_never_seen(tmp_path):
     (["--add-data", "nowhere"], "--add-data nowhere: not a finished training folder"),
     (["--drop-features", "cards,wings"], "--drop-features: 'wings' is not a feature part"),
     (["--drop-features", "cards,cards"], "--drop-features: a part named twice"),
+    (["--drop-features", "cards,"], "--drop-features: '' is not a feature part"),
+    (["--drop-features", ","], "--drop-features: '' is not a feature part"),
     (["--drop-features", ",".join(n for n, _ in solver.feature_parts())],
      "--drop-features: every part dropped leaves the network nothing"),
 ])
