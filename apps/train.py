@@ -149,7 +149,7 @@ def parse_drop(text: str) -> tuple[str, ...]:
     return tuple(name for name, _ in feature_parts() if name in names)
 
 
-def check_drop(names: Sequence[str]) -> None:
+def check_drop(names: tuple[str, ...]) -> None:
     """Refuse a drop that is not distinct feature parts by name, or all."""
     known = [name for name, _ in feature_parts()]
     if not isinstance(names, tuple):
@@ -523,11 +523,9 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
     path = out / "data" / CHECKPOINT
     # the checkpoint continues under the same fit on the same data; --epochs
     # is not part of it, so a larger --epochs continues a finished fit
-    key = {**asdict(params), "hidden": list(params.hidden), "rows": int(len(y)),
+    key = {**params_record(params), "rows": int(len(y)),
            "held_out": int(len(hy)), "y": float(np.sum(y, dtype=np.float64))}
     del key["epochs"]
-    if not params.drop:         # the key of a fit made before --drop-features existed
-        del key["drop"]
     state = None
     if path.is_file():
         try:
@@ -636,17 +634,20 @@ def plot_loss(path: Path, state: dict[str, Any], target: str) -> None:
     write_atomic(path, buf.getvalue())
 
 
-def fit_summary(params: FitParams) -> dict[str, Any]:
-    """train.json's ``fit``: the parameters of the fit and its constants;
-    ``drop`` only when a part is dropped (so a run made before the option
-    gives the same file)."""
-    out = {**asdict(params), "hidden": list(params.hidden), "batch": BATCH,
-           "learning_rate": LEARNING_RATE, "patience": PATIENCE}
-    if params.drop:
-        out["drop"] = list(params.drop)
-    else:
+def params_record(params: FitParams) -> dict[str, Any]:
+    """The fit's parameters as JSON values, for the checkpoint's key and
+    train.json; ``drop`` only when a part is dropped, so a fit made before
+    --drop-features existed keeps its key and its file."""
+    out = {**asdict(params), "hidden": list(params.hidden), "drop": list(params.drop)}
+    if not params.drop:
         del out["drop"]
     return out
+
+
+def fit_summary(params: FitParams) -> dict[str, Any]:
+    """train.json's ``fit``: the parameters of the fit and its constants."""
+    return {**params_record(params), "batch": BATCH, "learning_rate": LEARNING_RATE,
+            "patience": PATIENCE}
 
 
 def readme(out: Path, command: str, summary: dict[str, Any]) -> str:
