@@ -40,6 +40,7 @@ from apps import tournament
 from apps.tournament import BACKENDS as BACKEND_CHOICES
 from apps import bench_advise
 from apps import bench_endgame
+from apps import bench_players
 from apps import train as train_app
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
@@ -155,14 +156,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return play_app.run(side=args.side, bot=BotSpec.parse(args.bot), seed=args.seed,
                         save=args.save,
                         load=args.load, ask_all=args.ask_all,
-                        compact=True if args.compact else None)
+                        compact=True if args.compact else None, ponder=not args.no_ponder)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ParameterError(f"--port: expected a port number 0-65535, got {args.port}")
     return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data,
-                          token=not args.no_token)
+                          token=not args.no_token, ponder=not args.no_ponder)
 
 
 def _choices(flag: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -240,6 +241,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             before = _earlier_bench(out, args.suite, parts)
         data = bench_endgame.bench_endgame(Path(args.suite), specs, args.positions, log=log,
                                            parts=parts, before=before)
+    elif args.what == "players":
+        log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
+        specs = _bot_specs(args.bots) if args.bots is not None else [bench_players.DEFAULT_SPEC]
+        if len(specs) != 1:
+            raise ParameterError(f"--bots: bench players times one bot, got {len(specs)}")
+        if args.decisions < 1:
+            raise ParameterError(f"--decisions: expected at least 1, got {args.decisions}")
+        if not 0.0 <= args.ponder <= 600.0:
+            raise ParameterError(f"--ponder: expected seconds in [0, 600], got {args.ponder:g}")
+        data = bench_players.bench_players(specs[0], args.decisions, args.seed, log=log,
+                                           ponder=args.ponder)
+        out = args.out or "results/bench-players.json"
     elif args.what == "core":
         data = bench.bench_core(repeats=args.repeats)
         out = args.out or "results/bench-core.json"
@@ -453,6 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ask-all", action="store_true",
                       help="also stop at reaction windows where you can only decline "
                            "(Enter or 1 confirms); normally they pass for you")
+    play.add_argument("--no-ponder", action="store_true",
+                      help="the bot does not think on your time (by default it searches while "
+                           "you decide, up to 10 of its moves' time or 30 s, and what it "
+                           "found serves its next move)")
     play.add_argument("--compact", action="store_true",
                       help="the screen that fits 80x24 (automatic on a terminal of fewer "
                            "than 50 rows)")
@@ -475,6 +492,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", metavar="DIR",
                        help="folder of the autosaved games (default "
                             "~/.local/share/wildhorn-solve/games)")
+    serve.add_argument("--no-ponder", action="store_true",
+                       help="the bot does not think on your time (by default it searches while "
+                            "you decide, up to 10 of its moves' time or 30 s, and what it found "
+                            "serves its next move)")
     serve.add_argument("--no-token", action="store_true",
                        help="serve without a token (for scripts on a machine you trust: any "
                             "program here, and any web page that reaches the port, can then "
@@ -485,25 +506,37 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="measure speed or size; writes results/*.json",
         description="Measure the engine and the bots and write the figures to a results "
                     "file (default results/<what>.json, or --out): core, search, variants, "
-                    "cfr, advise or endgame. Timings are medians of --repeats runs. The "
+                    "cfr, advise, endgame or players. Timings are medians of --repeats runs. The "
                     "positions and searches are seeded with fixed seeds, so the figures "
                     "other than times are the same on every run; bench cfr takes --seeds N "
                     "seeded searcher pairs per figure (default 3).")
     bench.add_argument("what", choices=("core", "search", "variants", "cfr", "advise",
-                                        "endgame"),
+                                        "endgame", "players"),
                        help="core: speed vs OpenSpiel references; search: ISMCTS speed; "
                             "advise: the advice's targets (results/bench-advise.json); "
                             "variants: tree sizes; cfr: exact solving and exploitability "
                             "(results/cfr-tiny.json and .png); endgame: the exact last-turn "
                             "solver and the bots' choices on the frozen suite "
-                            "(results/bench-endgame.json, docs/endgame.md)")
+                            "(results/bench-endgame.json, docs/endgame.md); players: the "
+                            "players' bot on the players' path, each move's wall time "
+                            "against its budget (results/bench-players.json)")
     bench.add_argument("--budgets", metavar="N,N,...",
                        help="bench cfr: search iterations at which the online bots' "
                             "exploitability is measured (default 30,100,...,30000)")
     bench.add_argument("--bots", metavar="SPEC;SPEC...",
                        help="bench cfr: the search bots whose exploitability is measured "
                             "(default \"ismcts;oos;ismcts:prior=0;oos:prior=0\"); bench "
-                            "endgame: the bots graded on the suite")
+                            "endgame: the bots graded on the suite; bench players: the one "
+                            "bot timed (default \"default\", 1 s a move)")
+    bench.add_argument("--decisions", type=int, default=bench_players.DEFAULT_DECISIONS,
+                       metavar="N",
+                       help="bench players: the bot's searched decisions timed, at the least "
+                            f"(default {bench_players.DEFAULT_DECISIONS})")
+    bench.add_argument("--seed", type=int, default=1, metavar="N",
+                       help="bench players: the first game's seed (default 1)")
+    bench.add_argument("--ponder", type=float, default=0.0, metavar="S",
+                       help="bench players: the human's seconds a decision, the bot thinking "
+                            "on them (default 0: no pondering); the figures say what it gave")
     bench.add_argument("--suite", default=str(bench_endgame.SUITE), metavar="FILE",
                        help="bench endgame: the frozen suite of last-turn positions "
                             "(default results/endgame-suite.json)")
@@ -528,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--out", help="output file (default results/bench-core.json, "
                                      "results/bench-search.json, results/bench-endgame.json, "
+                                     "results/bench-players.json, "
                                      "results/variant-sizes.json or "
                                      "results/cfr-tiny.json)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats per figure (median)")

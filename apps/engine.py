@@ -35,8 +35,9 @@ from typing import IO, Any
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from bots import check_for_players, make_bot, parse_spec
-from solver import state_io
+from apps.gamebot import GameBot
+from bots import BotSpec, check_for_players, parse_spec
+from solver import Core, state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
 from solver.vocabulary import SIDES
@@ -75,6 +76,24 @@ def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
     return {**event, "action": action, "text": core.action_string(actor, action)}
 
 
+def with_moves(core: Core, moves: Any) -> Core:
+    """``core`` (a position read from a state file, which does not say how
+    far the game has gone) with ``moves``, the count of decisions and
+    chance events the rules have applied so far (``Core.moves``, the
+    automatic ones of R29/R30 included, so it tells nothing hidden), as the
+    ``act`` message gives it; unchanged when the message gives none (an
+    older client).  The value network reads it."""
+    if moves is None:
+        return core
+    most = core.config.max_moves
+    if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= most:
+        raise ParameterError(f"act.moves: expected the count of moves so far (0 to {most}), got "
+                             f"{describe_value(moves)}")
+    fields = core.fields()
+    fields["moves"] = moves
+    return Core.from_fields(core.config, fields)
+
+
 # ---- the server -------------------------------------------------------------------
 
 def _send(out: IO[str], message: dict[str, Any]) -> None:
@@ -105,7 +124,7 @@ class _Server:
             return self.act(msg)
         if kind in ("observe", "end"):
             if kind == "end":
-                self.bot = None
+                self.end_game()
             return None
         raise ParameterError(f"type: expected hello, new_game, observe, act, end or quit, "
                              f"got {describe_value(kind)}")
@@ -124,8 +143,15 @@ class _Server:
         check_params(params)
         self.game = pyspiel.load_game("wildhorn", params)
         self.player, self.seed, self.moves = player, seed, 0
-        self.bot = make_bot(self.spec, player, seed)
+        self.end_game()
+        self.bot = GameBot(params, BotSpec.parse(self.spec), player, seed, interactive=False)
         return {"type": "ready"}
+
+    def end_game(self) -> None:
+        """The game's bot gives back what it holds (the game ended or a new one began)."""
+        if self.bot is not None:
+            self.bot.close()
+            self.bot = None
 
     def act(self, msg: dict[str, Any]) -> dict[str, Any]:
         if self.bot is None:
@@ -141,10 +167,8 @@ class _Server:
             raise ParameterError(f"act.state: {SIDES[self.player]} is not to move")
         if sorted(state.legal_actions()) != sorted(legal):
             raise ParameterError("act.legal: not the legal actions of act.state")
-        result = self.bot.analyse(state)
-        value = result.get("value")
-        return {"type": "action", "action": int(result["action"]),
-                "value": None if value is None else [float(v) for v in value]}
+        result = self.bot.decide(with_moves(state.core, msg.get("moves")))
+        return {"type": "action", "action": result["action"], "value": result["value"]}
 
 
 def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
@@ -278,7 +302,8 @@ class EngineBot:
         self.catch_up(state)
         legal = state.legal_actions()
         reply = self.request({"type": "act", "state": state_io.to_json(state, self.player),
-                              "legal": legal}, "action", self.move_timeout)
+                              "legal": legal, "moves": state.core.moves}, "action",
+                             self.move_timeout)
         action = reply.get("action")
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise self.died(f"chose {describe_value(action)}, not a legal action "

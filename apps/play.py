@@ -33,9 +33,10 @@ short labels, the last few events and the options in columns.
 
 The game itself is an :class:`apps.record.GameRecord`, which the web table
 views too: chance (draws, Rocket cards, dice) is sampled from
-``random.Random(seed)``; the bot gets, for each decision, a seed derived
-from the game seed and the length of the event log, so a saved game
-replays the same way after ``--load`` or ``undo``.  Only what the human
+``random.Random(seed)``; the bot is the game's :class:`apps.gamebot.GameBot`,
+built once with a seed derived from the game seed and kept for the whole
+game; while the human decides it thinks on the human's time (``--no-ponder``
+turns that off), and what it searched serves its next decision.  Only what the human
 player may know is shown: the bot's hand and its draws stay hidden.  Save
 files are the record's (``wildhorn-game/2``, see :mod:`apps.record` and
 docs/play.md); saves of the first format load too.
@@ -43,17 +44,19 @@ docs/play.md); saves of the first format load too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
 import sys
 import textwrap
-from typing import Any, TextIO
+import threading
+from typing import Any, Iterator, TextIO
 
 from apps.cardlist import describe_card
 from apps.narration import Kind, condense, in_transit, option_notes, pending_text
-from apps.record import (DEFAULT_BOT, HINT_ITERATIONS, GameRecord, bot_request, bot_search,
-                         hint_search, hint_seed, new_record, read_save)
+from apps.gamebot import HINT_ITERATIONS, GameBot, hint_search, hint_seed
+from apps.record import DEFAULT_BOT, GameRecord, new_record, read_save
 from bots.registry import available_cores
 from bots.spec import BotSpec
 from solver import CARDS_PER_SIDE, Core
@@ -101,8 +104,11 @@ class PlaySession:
 
     def __init__(self, record: GameRecord, *, save_path: str | None = None,
                  compact: bool | None = None, resumed: bool = False,
-                 inp: TextIO | None = None, out: TextIO | None = None):
+                 inp: TextIO | None = None, out: TextIO | None = None, ponder: bool = True):
         self.record = record
+        self.bot: GameBot | None = None  # the game's bot, built at its first decision, kept
+        self.ponder = ponder             # the bot thinks on the human's time
+        self.pondered: list[int] = []    # the iterations of each ponder
         self.save_path = save_path
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
@@ -420,6 +426,13 @@ class PlaySession:
         self.say(f"Operation Wildhorn III: you play {TITLES[self.human]} against "
                  f"the bot ({self.record.bot}), seed {self.seed}. Type 'help' for help.")
         try:
+            return self._play()
+        finally:
+            if self.bot is not None:
+                self.bot.close()
+
+    def _play(self) -> int:
+        try:
             while True:
                 self.record.play_forced()
                 status = self.record.status()
@@ -448,14 +461,15 @@ class PlaySession:
             return
         silent = record.bot_is_silent()  # its deciding at all would tell what it holds (R29)
         self.flush_events()
-        args = bot_request(record, record.bot)
+        if self.bot is None:
+            self.bot = GameBot.for_record(record)
         if self.out.isatty() and not silent:
             with self.console.status("Bot is thinking..."):
-                result = bot_search(*args)
+                result = self.bot.decide_record(record)
         else:
             if not silent:
                 self.say("Bot is thinking...")
-            result = bot_search(*args)
+            result = self.bot.decide_record(record)
         record.bot_act(result["action"], result["value"], result["alternatives"],
                        then_forced=False)
         self.flush_events()
@@ -471,6 +485,35 @@ class PlaySession:
         return line.strip()
 
     def human_step(self) -> None:
+        with self.pondering():
+            self._human_step()
+
+    @contextlib.contextmanager
+    def pondering(self) -> Iterator[None]:
+        """While the human decides, the bot thinks on the human's time
+        (``GameBot.ponder``, on a thread of its own) until the decision is
+        made, within its cap; a bot that does not ponder (no time budget,
+        ``--no-ponder``) does nothing."""
+        if not self.ponder:
+            yield
+            return
+        if self.bot is None:
+            self.bot = GameBot.for_record(self.record)
+        if self.bot.ponder_cap() <= 0.0:
+            yield
+            return
+        stop = threading.Event()
+        core = self.record.core.copy()
+        thread = threading.Thread(target=lambda: self.pondered.append(
+            self.bot.ponder(core, stop.is_set)), name="ponder", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    def _human_step(self) -> None:
         core = self.core
         if self.save_path:
             self.save(self.save_path)
@@ -640,7 +683,7 @@ class _Quit(EndOfInput):
 def run(*, side: str = "polish", bot: BotSpec | str = DEFAULT_BOT, seed: int | None = None,
         save: str | None = None, load: str | None = None, ask_all: bool = False,
         variant: str = "full", compact: bool | None = None,
-        inp: TextIO | None = None, out: TextIO | None = None) -> int:
+        inp: TextIO | None = None, out: TextIO | None = None, ponder: bool = True) -> int:
     """The ``play`` command: returns the exit status.  ``compact``: the 80x24
     screen (None: automatic, on a terminal of fewer than COMPACT_ROWS rows)."""
     if load:
@@ -649,7 +692,7 @@ def run(*, side: str = "polish", bot: BotSpec | str = DEFAULT_BOT, seed: int | N
             raise ParameterError(f"--ask-all: {load} is a game played without it (each game "
                                  f"keeps the way it began); start a new game with --ask-all")
         session = PlaySession(record, save_path=save or load, compact=compact, inp=inp,
-                              out=out, resumed=True)
+                              out=out, resumed=True, ponder=ponder)
     else:
         spec = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
         if seed is None:
@@ -658,7 +701,8 @@ def run(*, side: str = "polish", bot: BotSpec | str = DEFAULT_BOT, seed: int | N
             side = random.Random(seed ^ 0x5EED).choice(SIDES)
         record = new_record(variant=variant, human=SIDES.index(side), bot=spec, seed=seed,
                             ask_all=ask_all)
-        session = PlaySession(record, save_path=save, compact=compact, inp=inp, out=out)
+        session = PlaySession(record, save_path=save, compact=compact, inp=inp, out=out,
+                              ponder=ponder)
     try:
         return session.play()
     except _Quit:

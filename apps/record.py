@@ -25,9 +25,7 @@ position, the random state and undo snapshots, written by ``play`` and by
 the server up to this version) still load (:func:`_from_first_format`).
 
 The searches a game asks for (the bot's move, a hint, a rating for the
-review) are module-level functions (:func:`bot_search`, :func:`hint_search`,
-:func:`review_search`), so that the web server can run them in a child
-process and the terminal in its own.
+review) are in :mod:`apps.gamebot`, which owns the game's bot.
 """
 
 from __future__ import annotations
@@ -43,10 +41,9 @@ from typing import Any, Iterator, NoReturn
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
-from apps.advise import advise
 from apps.narration import Entry, Kind, Narrator
-from bots import BotSpec, BotSpecError, Observations, SearchBot, check_for_players
-from exact.endgame import solvable, solve as solve_endgame
+from bots import BotSpec, BotSpecError, check_for_players
+from bots.registry import DEFAULT_SPEC
 from solver import Core, CoreConfig
 from solver.jsonio import find_problem, loads, read_bounded
 from solver.jsonio import write_atomic as _write_atomic  # the one writer of user files
@@ -57,17 +54,14 @@ from solver.state_io import check_position
 from solver.vocabulary import SIDE_TITLES, SIDES, WINDOW_PHASES
 
 __all__ = ["FORMAT", "FIRST_FORMAT", "DEFAULT_BOT", "Actor", "Setup", "Step", "GameRecord",
-           "read_save", "record_from_json", "write_atomic", "bot_search", "hint_search",
-           "review_search", "public_action_text", "mask_hidden", "EVENT_EXTRAS"]
+           "read_save", "record_from_json", "write_atomic", "EVENT_EXTRAS"]
 
 FORMAT = "wildhorn-game/2"
 """The save format written (and read) by the record."""
 FIRST_FORMAT = "wildhorn-game/1"
 """The save format of earlier versions, still read."""
-DEFAULT_BOT = "ismcts:time=1.0"
+DEFAULT_BOT = DEFAULT_SPEC
 """The bot of ``play`` and of a new game on the web table."""
-HINT_ITERATIONS = 3000
-"""The hint's search (ISMCTS iterations), in ``play`` and on the web table."""
 MAX_SAVE_BYTES = 4_000_000
 """The largest save file read (4 MB; a save of the first format keeps the
 random state of every undo step, about 0.5 MB for a whole game)."""
@@ -229,9 +223,9 @@ class GameRecord:
         return list(zip(self.before, (s.action for s in self.steps)))
 
     def bot_seed(self) -> int:
-        """The bot's seed for its next decision: from the game's seed and the
-        length of the log, so a saved game replays the same way."""
-        return (self.seed * 1_000_003 + len(self.events) * 7919 + 17) & 0x7FFFFFFF
+        """The seed of the game's bot (``apps.gamebot.GameBot``), built once
+        and kept for the whole game: from the game's seed alone."""
+        return (self.seed * 1_000_003 + 17) & 0x7FFFFFFF
 
     # ---- steps ------------------------------------------------------------------
     def _apply(self, step: Step) -> list[dict[str, Any]]:
@@ -898,130 +892,6 @@ def write_atomic(path: str, data: str) -> None:
     """Writes ``data`` to ``path`` atomically, readable by its owner only
     (SerializationError if it cannot)."""
     _write_atomic(path, data, verb="cannot save", mode=SAVE_MODE)
-
-
-# ---- the searches a game asks for (run in the terminal's process or a child) -----
-
-def public_action_text(core: Core, player: int, action: int) -> str:
-    """The text of ``player``'s action with the numbers of the cards the
-    other side cannot see (in ``player``'s hand) left out."""
-    return mask_hidden(core.action_string(player, action), core, 1 - player)
-
-
-def mask_hidden(text: str, core: Core, viewer: int) -> str:
-    """``text`` with every card the ``viewer`` cannot see (the other side's
-    hand and deck) named by its type only: "DE18 Bad Luck" -> "Bad Luck"."""
-    config = core.config
-    for g, card in enumerate(config.card_set.cards):
-        if card.side_id != viewer and core.location(g)[0] in ("hand", "deck"):
-            text = text.replace(config.card_name(g), card.type.name)
-    return text
-
-
-def _top_actions(core: Core, player: int, stats: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The search's top actions (visits, value), named as the human may see them."""
-    if not stats or not stats.get("actions"):
-        return []
-    rows = sorted(stats["actions"], key=lambda r: -(r.get("visits") or 0))[:5]
-    return [{"action": public_action_text(core, player, r["action"]),
-             "visits": r.get("visits"),
-             "value": None if r.get("value") is None else round(r["value"], 3)}
-            for r in rows]
-
-
-def bot_search(params: dict[str, Any], core_bytes: bytes, spec: BotSpec, player: int, seed: int,
-               seen: list[tuple[bytes, int]] | None = None) -> dict[str, Any]:
-    """The bot's move: action, win estimates (Polish, German) and top
-    alternatives.  ``spec`` is the spec to run (capped, its threads named:
-    a frozen value, pickled as it is); ``seen``: the game's transitions (position bytes, action),
-    from which a search bot builds what its player observed (for
-    ``inference=heuristic``).  Picklable arguments: the web server runs it
-    in a child process."""
-    game = pyspiel.load_game("wildhorn", params)
-    config = game.core_config
-    core = Core.from_bytes(config, core_bytes)
-    bot = spec.make(player, seed, interactive=True)
-    if seen and isinstance(bot, SearchBot):
-        observations = Observations(config, player)
-        for raw, action in seen:
-            observations.record(Core.from_bytes(config, raw), action)
-        result = bot.analyse(core, observations=observations)
-    else:
-        result = bot.analyse(core)
-    value = result.get("value")
-    return {"action": int(result["action"]),
-            "value": None if value is None else [float(value[0]), float(value[1])],
-            "alternatives": _top_actions(core, player, result.get("stats"))}
-
-
-def bot_request(record: GameRecord, spec: BotSpec) -> tuple:
-    """The arguments of :func:`bot_search` for the bot's decision now, with
-    ``spec`` (the record's bot as the host runs it: capped, its threads)."""
-    name_options = spec.engine_options(interactive=True) if spec.name in ("ismcts", "oos") \
-        else {}
-    infer = name_options.get("inference", "off") != "off"
-    seen = [(b.to_bytes(), a) for b, a in record.observations()] if infer else None
-    return (record.setup.params, record.core.to_bytes(), spec, record.bot_side,
-            record.bot_seed(), seen)
-
-
-def hint_search(params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
-                iterations: int, threads: int) -> dict[str, Any]:
-    """``advise()`` for the human, on a position resampled from the human's
-    information (nothing hidden is searched from), named as the human may see it."""
-    game = pyspiel.load_game("wildhorn", params)
-    core = Core.from_bytes(game.core_config, core_bytes)
-    sampled = core.resample(human, seed)
-    result = advise(sampled, bot_spec=f"ismcts:threads={threads}", iterations=iterations,
-                    seed=seed)
-    return json.loads(mask_hidden(json.dumps(result), core, human))
-
-
-def hint_seed(record: GameRecord) -> int:
-    """The hint's seed for the decision now."""
-    return (record.seed + len(record.events)) & 0x7FFFFFFF
-
-
-REVIEW_EXACT_NODES = 2_000_000   # the exact solver's node budget per rated last-turn decision
-
-
-def review_search(params: dict[str, Any], core_bytes: bytes, human: int, seed: int,
-                  iterations: int, chosen: int, threads: int) -> dict[str, Any]:
-    """Rates one of the human's decisions; the loss is the best action's
-    value minus the chosen one's, in the human's win probability.
-
-    In the last turn's solvable region (both hands known, R26) the
-    position is solved exactly within :data:`REVIEW_EXACT_NODES` and the
-    rating is exact (``exact`` True); elsewhere, or when the solve does
-    not finish, an ISMCTS search of ``iterations`` on the position
-    resampled from the human's information."""
-    game = pyspiel.load_game("wildhorn", params)
-    core = Core.from_bytes(game.core_config, core_bytes)
-    if solvable(core):
-        solved = solve_endgame(core, max_nodes=REVIEW_EXACT_NODES, every_action=True)
-        mine = solved.value_of(chosen)
-        if solved.complete and solved.best is not None and mine is not None:
-            return {"best": core.action_string(human, solved.best),
-                    "best_value": round(solved.value, 4), "chosen_value": round(mine, 4),
-                    "loss": round(max(0.0, solved.value - mine), 4), "exact": True}
-    sampled = core.resample(human, seed)
-    stats = BotSpec.parse(f"ismcts:iterations={iterations},threads={threads}").make(
-        human, seed).analyse(sampled)["stats"]
-    rows = {r["action"]: r for r in stats["actions"]}
-    best = max(stats["actions"], key=lambda r: (r["visits"], r["value"] or 0.0))
-    mine_row = rows.get(chosen)
-    chosen_value = None if mine_row is None or mine_row["value"] is None else mine_row["value"]
-    loss = None if chosen_value is None or best["value"] is None else \
-        max(0.0, best["value"] - chosen_value)
-    return {"best": core.action_string(human, best["action"]),
-            "best_value": None if best["value"] is None else round(best["value"], 4),
-            "chosen_value": None if chosen_value is None else round(chosen_value, 4),
-            "loss": None if loss is None else round(loss, 4), "exact": False}
-
-
-def review_seed(record: GameRecord, k: int) -> int:
-    """The seed of the rating of the human's decision ``k``."""
-    return (record.seed + 7919 * k) & 0x7FFFFFFF
 
 
 def iter_decisions(record: GameRecord) -> Iterator[tuple[int, Core, int, int]]:

@@ -21,12 +21,13 @@ from bots._net import NetC, load_net
 from bots._oos import OOS
 from bots._searchtree import time_playouts
 from bots.base import Bot, SearchBot
-from bots.registry import BOTS, SEARCH_BOTS, check_for_players, make_bot, parse_spec, spec_help
+from bots.registry import (BOTS, DEFAULT_SPEC, SEARCH_BOTS, check_for_players, make_bot, parse_spec,
+                           spec_help)
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
 __all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "LABEL_ROLLOUT", "NetC", "OOS",
-           "Observations", "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players",
+           "DEFAULT_SPEC", "Observations", "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players",
            "heuristic_playouts", "load_net", "make_bot", "parse_spec", "report_progress",
            "spec_help", "time_playouts"]
 

@@ -11,7 +11,7 @@ from math import sqrt
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
-CHUNK = 64  # iterations between two looks at the clock
+CHUNK = 16  # iterations between two looks at the clock (a few ms: a move overruns its time by less)
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
 # Called, when set, with the iterations of each chunk as it ends, in the
 # thread that ran it (so it must be thread-safe): how an application shows
@@ -20,10 +20,12 @@ clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
 progress: Callable[[int], None] | None = None
 
 
-def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) -> tuple[int, float]:
+def run_budget(run: Callable[[int], int], iterations: int, time_limit: float,
+               stop: Callable[[], bool] | None = None) -> tuple[int, float]:
     """Calls ``run(n)`` (n iterations in C, without the GIL) in chunks until
     ``iterations`` are done or ``time_limit`` seconds have passed, the first
-    budget reached (0: none); returns (iterations done, seconds)."""
+    budget reached (0: none), or ``stop()`` (looked at after each chunk)
+    says True; returns (iterations done, seconds)."""
     if iterations <= 0 and time_limit <= 0.0:
         raise ValueError("give iterations or time_limit")
     now = clock
@@ -36,16 +38,19 @@ def run_budget(run: Callable[[int], int], iterations: int, time_limit: float) ->
         if progress is not None:
             progress(n)
         t = now()
-        if (iterations > 0 and done >= iterations) or t >= deadline:
+        if (iterations > 0 and done >= iterations) or t >= deadline \
+                or (stop is not None and stop()):
             return done, t - t0
 
 
 def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
-                 time_limit: float) -> tuple[list[int], float]:
+                 time_limit: float, stop: Callable[[], bool] | None = None
+                 ) -> tuple[list[int], float]:
     """Runs each ``runs[i]`` on its own thread (``runs[0]`` on the calling
     one), in chunks as :func:`run_budget` does, until it has done
     ``shares[i]`` iterations or the one deadline ``time_limit`` seconds from
-    now has passed, the first reached (a share of 0: the deadline only).
+    now has passed, the first reached (a share of 0: the deadline only), or
+    ``stop()`` says True (each thread looks after each of its chunks).
     Each ``run`` must release the GIL while it iterates; only the chunk
     loop below holds it, once per ``CHUNK`` iterations.  Returns (iterations
     done per run, seconds until the last thread stopped).  An exception in
@@ -69,7 +74,8 @@ def run_parallel(runs: Sequence[Callable[[int], int]], shares: Sequence[int],
                 done[i] += n
                 if progress is not None:
                     progress(n)
-                if (share > 0 and done[i] >= share) or now() >= deadline or errors:
+                if (share > 0 and done[i] >= share) or now() >= deadline or errors \
+                        or (stop is not None and stop()):
                     return
         except BaseException as error:  # re-raised by the caller's thread
             errors.append(error)
@@ -115,20 +121,22 @@ def iteration_shares(iterations: int, threads: int) -> list[int]:
 
 
 def run_trees(runs: Sequence[Callable[[int], int]], iterations: int,
-              time_limit: float) -> tuple[int, list[int], float]:
+              time_limit: float, stop: Callable[[], bool] | None = None
+              ) -> tuple[int, list[int], float]:
     """The budget loop of a root-parallel search: one run, :func:`run_budget`
     on the calling thread; several (one per tree), :func:`run_parallel` with
     the iteration budget split by :func:`iteration_shares` (a budget below
     the trees leaves the last ones idle: they get no thread).  Returns
-    (iterations in all, iterations per tree that ran, seconds)."""
+    (iterations in all, iterations per tree that ran, seconds).  ``stop``:
+    a condition that ends the search early (looked at after each chunk)."""
     if len(runs) == 1:
-        done, seconds = run_budget(runs[0], iterations, time_limit)
+        done, seconds = run_budget(runs[0], iterations, time_limit, stop)
         return done, [done], seconds
     shares = iteration_shares(iterations, len(runs)) if iterations > 0 else [0] * len(runs)
     if iterations > 0:
         runs = [r for r, k in zip(runs, shares) if k > 0]
         shares = [k for k in shares if k > 0]
-    by_thread, seconds = run_parallel(runs, shares, time_limit)
+    by_thread, seconds = run_parallel(runs, shares, time_limit, stop)
     return sum(by_thread), by_thread, seconds
 
 

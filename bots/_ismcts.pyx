@@ -104,6 +104,7 @@ cdef class ISMCTS(TreeSearch):
     cdef readonly int threads      # trees searched in parallel (this one and the helpers)
     cdef Beliefs beliefs           # weighted worlds of the current search (n 0: uniform)
     cdef readonly str inference    # "off" or "heuristic" (bots._inference)
+    cdef readonly long long searched  # iterations of the trees since the last reset
     cdef readonly bint oracle      # 1: every world is the true position (sees the opponent's
                                    # hand; benchmark-only, the ismcts-oracle bot)
 
@@ -150,6 +151,7 @@ cdef class ISMCTS(TreeSearch):
             tree_clear(&t.tree)
             t.worlds = 0
             t.wins = 0
+        self.searched = 0
 
     def _set_tie_break(self, str ties):
         """"random" (the default) or "first": ties in UCB score go to the
@@ -261,27 +263,50 @@ cdef class ISMCTS(TreeSearch):
         return ITERATION_DONE
 
     def search(self, Core root, long long iterations=0, double time_limit=0.0,
-               Observations observations=None):
+               Observations observations=None, stop=None, bint keep=False, int searcher=-1):
         """Searches from ``root`` (a decision of a player) for a number of
         iterations or seconds (the first budget reached); returns statistics.
         ``observations``: what the searcher's player saw of the game so far
         (bots._inference.Observations), weighed when ``inference`` is on.
+        ``stop``: a callable looked at after each chunk of iterations; True
+        ends the search early (the exact solver beside it has finished).
+        ``keep``: go on with the trees of the previous search, which must be
+        of the same ``root`` (a search in phases: the bot's game clock) or
+        of a root it reached (the tree pondered on the opponent's time: its
+        nodes are keyed by information sets, so what it learnt of this
+        root's information set is where this search looks); the statistics
+        then count the iterations of every phase.  ``searcher``: the player
+        whose information the worlds are sampled from (-1: the player to
+        move; the other player: pondering, the bot searching the opponent's
+        decision from its own information, inference off).
 
         ``stats["actions"]``: per legal action its visits, mean (win
         probability of the player to move after it) and standard error;
         ``stats["value"]``: the win probability of each side with a 95%
         interval, from the recommended action's iterations.
         """
+        cdef ISMCTS t
         if is_terminal(&root.s) or is_chance(&root.s):
             raise ValueError("search needs a decision node")
         self.check_net(root)
         if observations is not None and observations.config.key != root.config.key:
             raise ValueError("observations: recorded in another game than the one searched")
-        self.reset()
-        self._build_beliefs(root, observations)
+        if searcher not in (-1, 0, 1):
+            raise ValueError(f"searcher: expected -1, 0 or 1, got {searcher}")
+        if searcher == current_player(&root.s):
+            searcher = -1
+        if not keep or self.searched == 0:
+            self.reset()
+            if searcher < 0:
+                self._build_beliefs(root, observations)
+            else:                    # uniform worlds of the searcher's information
+                for t in self._trees():
+                    t.beliefs.n = 0
         done, by_thread, seconds = run_trees(
-            [(lambda n, t=t: t._run(root, n)) for t in self._trees()], iterations, time_limit)
-        stats = self._stats(root, current_player(&root.s), done, seconds)
+            [(lambda n, t=t: t._run(root, n, searcher)) for t in self._trees()], iterations,
+            time_limit, stop)
+        self.searched += done
+        stats = self._stats(root, current_player(&root.s), self.searched, seconds)
         stats["threads"] = self.threads
         stats["iterations_by_thread"] = by_thread
         return stats
@@ -298,10 +323,12 @@ cdef class ISMCTS(TreeSearch):
                               observations, TRUST, POOL, &t.rng)
         return 0
 
-    def _run(self, Core root, long long n):
-        """``n`` iterations from ``root`` without the GIL; returns n."""
+    def _run(self, Core root, long long n, int searcher=-1):
+        """``n`` iterations from ``root`` without the GIL, worlds sampled
+        from ``searcher``'s information (-1: the player to move); returns n."""
         cdef const Config* c = &root.config.c
-        cdef int searcher = current_player(&root.s)
+        if searcher < 0:
+            searcher = current_player(&root.s)
         cdef double polish = 0.0
         cdef long long k
         cdef IterationStatus status = ITERATION_DONE

@@ -390,7 +390,7 @@ cdef class OOS(TreeSearch):
     # ---- the search -----------------------------------------------------------
 
     def search(self, Core root, long long iterations=0, double time_limit=0.0,
-               bint keep=False, Observations observations=None):
+               bint keep=False, Observations observations=None, stop=None):
         """Searches from ``root`` (a decision of a player) for a number of
         iterations or seconds (the first budget reached); returns statistics.
 
@@ -400,6 +400,8 @@ cdef class OOS(TreeSearch):
         half the node cap; otherwise (and by default) start from scratch.
         ``observations``: what the searcher's player saw of the game so far
         (bots._inference.Observations), weighed when ``inference`` is on.
+        ``stop``: a callable looked at after each chunk of iterations; True
+        ends the search early (the exact solver beside it has finished).
         The value estimate and the root's per-action values always come
         from this search's iterations only.
 
@@ -423,7 +425,8 @@ cdef class OOS(TreeSearch):
         for t in self._trees():
             t._prepare(root, keep, observations)
         done, by_thread, seconds = run_trees(
-            [(lambda n, t=t: t._run(root, n)) for t in self._trees()], iterations, time_limit)
+            [(lambda n, t=t: t._run(root, n)) for t in self._trees()], iterations, time_limit,
+            stop)
         stats = self._stats(root, current_player(&root.s), done, seconds)
         stats["threads"] = self.threads
         stats["iterations_by_thread"] = by_thread

@@ -13,6 +13,7 @@ from libc.stdlib cimport free, malloc
 
 from bots._net cimport NetC, net_value, net_work_floats
 from bots import valuenet
+from bots._budget import thread_seed
 from bots._net import load_net
 from bots._policy cimport heuristic_action, heuristic_ties
 from solver._core cimport (
@@ -253,6 +254,16 @@ cdef class TreeSearch:
         tree_free(&self.tree)
         if tree_init(&self.tree, edge_size, max_nodes) < 0:
             raise MemoryError()
+
+    def reseed(self, seed):
+        """Seeds the random stream of every tree again (tree ``k`` with
+        ``bots._budget.thread_seed(seed, k)``, as a new searcher seeded
+        ``seed``): a bot kept for a game keys each decision's stream by the
+        decision, so a game loaded from a save goes on as the unbroken one."""
+        cdef TreeSearch t
+        cdef int k
+        for k, t in enumerate(self._trees()):
+            rng_seed(&t.rng, <uint64_t>(int(thread_seed(seed, k)) & 0xFFFFFFFFFFFFFFFF))
 
     @property
     def mix(self):

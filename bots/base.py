@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+import threading
+from typing import Any, Callable
 
 import pyspiel
 
@@ -46,6 +47,14 @@ class Bot(pyspiel.Bot):
 
     def restart_at(self, state: Any) -> None:
         pass
+
+    def close(self) -> None:
+        """The game is over: give back what the bot holds (nothing here)."""
+
+    def reseed(self, seed: int) -> None:
+        """Seeds a search bot's random streams again (a search bot kept for
+        a game keys each decision's search by the decision); the other
+        bots keep their one stream for the game, as they always did."""
 
     def inform_action(self, state: Any, player_id: int, action: int) -> None:
         pass
@@ -90,6 +99,36 @@ ENDGAME_NODES_PER_ITERATION = 50
 # end no longer costs half of every move.
 ENDGAME_BACKOFF = 0.5
 ENDGAME_SHARE_MIN = 1 / 16
+
+# The game clock (``clock=game``): ``time=`` stays the average time of a
+# searched decision, and the bot moves time between decisions through a
+# bank of the seconds it saved.  A decision is first searched for
+# CLOCK_PROBE of its time; a root whose best action is then ahead beyond
+# doubt (OBVIOUS_SHARE of the visits and a lead in value beyond
+# DECIDED_Z standard errors of the difference) is played at once, the rest
+# of its time banked; a close root (the second action within CLOSE_VISITS
+# of the best's visits) may draw CLOCK_CLOSE moves' times from the bank.
+# The first solvable decision of the last turn (the exact solver's first
+# attempt, the game's last real choices) may draw CLOCK_CRITICAL.  No
+# decision takes more than CLOCK_CAP times ``time``, and the bank is never
+# overdrawn, so a game never takes longer than its decisions times ``time``.
+CLOCK_MODES = ("move", "game")
+CLOCK_PROBE = 0.5
+CLOCK_CLOSE = 1.0
+CLOCK_CRITICAL = 2.0
+CLOCK_CAP = 3.0
+OBVIOUS_SHARE = 0.8
+CLOSE_VISITS = 0.7
+
+# Pondering in the solvable region: the exact solver's slices between two
+# looks at the stop condition, in seconds.
+PONDER_SLICE = 0.05
+
+# Where the exact last-turn solver runs (``endgame=``): beside the search on
+# a thread of its own (exact), before it on the calling thread (before: the
+# place it had until the players' bot of issue 47, kept to measure the
+# change), or nowhere (off).
+ENDGAME_MODES = ("exact", "before", "off")
 
 # A decided game (``decided=heuristic``): the search's win estimate for the
 # side to move beyond these bounds, and every action's value within this
@@ -136,6 +175,57 @@ def is_decided(stats: dict[str, Any]) -> bool:
                for a in rows)
 
 
+# The exact solvers of this process not in use: a bot takes one at its
+# first solvable decision and gives it back, cleared, when its game ends
+# (Bot.close), so that a process playing game after game (a tournament's
+# worker, the web server's search process of a game) allocates the table once.
+_SOLVER_POOL: list[EndgameSolver] = []
+_SOLVER_POOL_LOCK = threading.Lock()
+
+
+def take_endgame_solver() -> EndgameSolver:
+    """An exact solver with an empty table: one given back earlier in this
+    process, else a new one (its deadline on ``bots._budget``'s clock)."""
+    with _SOLVER_POOL_LOCK:
+        if _SOLVER_POOL:
+            return _SOLVER_POOL.pop()
+    return EndgameSolver(clock=lambda: _budget.clock())
+
+
+def give_back_endgame_solver(solver: EndgameSolver) -> None:
+    """Clears ``solver``'s table and keeps it for the next bot of this process."""
+    solver.clear()
+    with _SOLVER_POOL_LOCK:
+        _SOLVER_POOL.append(solver)
+
+
+def _top_two(stats: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    rows = sorted(stats["actions"], key=lambda a: (a["visits"], a["value"]), reverse=True)
+    return rows[0], (rows[1] if len(rows) > 1 else None)
+
+
+def is_obvious(stats: dict[str, Any]) -> bool:
+    """True when a search's best action (the most visited) is ahead beyond
+    doubt: at least :data:`OBVIOUS_SHARE` of the root's visits, and its
+    value above the second's by more than :data:`DECIDED_Z` standard errors
+    of the difference."""
+    best, second = _top_two(stats)
+    total = sum(a["visits"] for a in stats["actions"])
+    if second is None or total == 0 or best["visits"] < OBVIOUS_SHARE * total:
+        return False
+    if second["visits"] == 0:
+        return True
+    return best["value"] - second["value"] > \
+        DECIDED_Z * (best["stderr"] ** 2 + second["stderr"] ** 2) ** 0.5
+
+
+def is_close(stats: dict[str, Any]) -> bool:
+    """True when a search's second action has at least :data:`CLOSE_VISITS`
+    of the best one's visits: the choice is still open."""
+    best, second = _top_two(stats)
+    return second is not None and second["visits"] >= CLOSE_VISITS * best["visits"] > 0
+
+
 def next_endgame_share(share: float, attempt: Solution | None) -> float:
     """The share of the next decision's exact attempt after one with
     ``share`` gave ``attempt`` (None: no attempt, the position outside the
@@ -153,20 +243,25 @@ class SearchBot(Bot):
     options and their defaults come from :mod:`bots.registry`; without
     ``engine_options`` the searcher's own defaults apply.
 
-    ``endgame``: "exact" or "off".  With "exact", a decision in the solvable
-    region (:func:`exact.endgame.solvable`: the last turn past its V-2
-    step, both decks empty, so nothing is hidden) is first solved exactly
-    within :data:`ENDGAME_SHARE` of the budget (time on ``bots._budget``'s
-    clock, iterations as ``ENDGAME_NODES_PER_ITERATION`` solver nodes
-    each); if the solve finishes, the bot plays its best action (the first
-    optimal one in the legal order) and its statistics are exact
-    (``stats["exact"]``); otherwise the search runs with the rest of the
-    budget, as without it.  From one :meth:`analyse` to the next (a bot
-    kept for a whole game) the share backs off after an attempt that does
-    not finish (:data:`ENDGAME_BACKOFF`, down to :data:`ENDGAME_SHARE_MIN`)
-    and returns to :data:`ENDGAME_SHARE` after one that does or at a
-    decision outside the solvable region; ``endgame_share`` holds the next
-    attempt's share (:func:`next_endgame_share`).
+    ``endgame``: "exact", "before" or "off" (:data:`ENDGAME_MODES`).  With
+    "exact", a decision in the solvable region (:func:`exact.endgame.solvable`:
+    the last turn past its V-2 step, both decks empty, so nothing is hidden)
+    is solved exactly on a thread of its own while the search runs beside
+    it for the whole budget (:meth:`_search_beside_solver`); the solve gets
+    :data:`ENDGAME_SHARE` of the budget (time on ``bots._budget``'s clock,
+    iterations as ``ENDGAME_NODES_PER_ITERATION`` solver nodes each); if it
+    finishes, the bot plays its best action (the first optimal one in the
+    legal order) and its statistics are exact (``stats["exact"]``);
+    otherwise the search's answer stands.  With "before", the solve comes
+    first and the search gets the time it left (the solver's place until
+    issue 47).  From one :meth:`analyse` to the next (a bot kept for a
+    whole game) the share backs off after an attempt that does not finish
+    (:data:`ENDGAME_BACKOFF`, down to :data:`ENDGAME_SHARE_MIN`) and
+    returns to :data:`ENDGAME_SHARE` after one that does or at a decision
+    outside the solvable region; ``endgame_share`` holds the next attempt's
+    share (:func:`next_endgame_share`).  The solver's table is taken from
+    the process's pool at the first solvable decision and given back by
+    :meth:`close`.
 
     ``decided``: "heuristic", "pass" or "off".  With "heuristic", when the search
     finds the game decided (:func:`is_decided`: the side to move's win
@@ -181,10 +276,19 @@ class SearchBot(Bot):
 
     def __init__(self, player: int, seed: int = 0, time: float | None = None,
                  iterations: int | None = None, engine_options: dict[str, Any] | None = None,
-                 endgame: str = "off", decided: str = "off"):
+                 endgame: str = "off", decided: str = "off", clock: str = "move"):
         super().__init__(player, seed)
-        if endgame not in ("exact", "off"):
-            raise BotSpecError(f"endgame: expected exact or off, got {endgame!r}")
+        if clock not in CLOCK_MODES:
+            raise BotSpecError(f"clock: expected {' or '.join(CLOCK_MODES)}, got {clock!r}")
+        self.clock = clock
+        self.bank = 0.0                 # clock=game: the seconds saved so far this game
+        self._critical_done = False     # clock=game: the last turn's first solvable decision seen
+        self._extra = 0.0               # clock=game: what this decision may draw from the bank
+        self._probe = False             # clock=game: this decision is searched in two phases
+        self._pondered = False          # the searcher's trees hold a ponder on the opponent's time
+        self.ponder_figures: dict[str, Any] | None = None   # what the last ponder did
+        if endgame not in ENDGAME_MODES:
+            raise BotSpecError(f"endgame: expected {' or '.join(ENDGAME_MODES)}, got {endgame!r}")
         if decided not in DECIDED_RULES:
             raise BotSpecError(f"decided: expected {' or '.join(DECIDED_RULES)}, "
                                f"got {decided!r}")
@@ -243,7 +347,14 @@ class SearchBot(Bot):
 
     def analyse(self, state: Any, observations: Observations | None = None) -> dict[str, Any]:
         """``observations``: what the player saw (for inference); by default
-        taken from a pyspiel state's history (``observations()``)."""
+        taken from a pyspiel state's history (``observations()``).
+
+        The move's clock starts here: whatever this call does (the exact
+        solver's table allocated at the first solvable decision, the solve,
+        the search) fits in the budget.  In the solvable region with
+        ``endgame=exact`` the solver runs on its own thread beside the
+        search (:meth:`_search_beside_solver`)."""
+        start = _budget.clock()
         core = _core_of(state)
         check_net = getattr(self.search_engine, "check_net", None)
         if check_net is not None:    # a network of another game is refused, before any solve
@@ -251,18 +362,145 @@ class SearchBot(Bot):
         legal = core.legal_actions()
         if len(legal) == 1:
             return {"action": legal[0], "policy": {legal[0]: 1.0}, "value": None}
-        exact, spent = self.solve_exactly(core, self.endgame_every_action,
-                                          share=self.endgame_share)
-        self.endgame_share = next_endgame_share(self.endgame_share, exact)
-        if exact is not None and exact.complete:
-            return self._exact_answer(core, exact)
         if observations is None:
             observations = self.observations(state)
-        time_left = max(self.time - spent, 1e-3) if self.time else 0.0
-        stats = self.search_engine.search(core, iterations=self.iterations,
-                                          time_limit=time_left, observations=observations,
-                                          **self.search_options())
+        self._plan_clock(core)
+        try:
+            if self.endgame == "exact" and solvable(core):
+                return self._search_beside_solver(core, observations, start)
+            if self.endgame == "before" and solvable(core):
+                return self._search_after_solver(core, observations, start)
+            self.endgame_share = next_endgame_share(self.endgame_share, None)
+            stats = self._search(core, observations, self._time_left(start))
+            return self._searched_answer(core, stats)
+        finally:
+            if self.clock == "game" and self.time and not self.iterations:
+                self.bank = max(0.0, self.bank + self.time - (_budget.clock() - start))
+
+    def _plan_clock(self, core: Core) -> None:
+        """``clock=game``: what this decision may draw from the bank (none
+        with ``clock=move`` or an iteration budget), and whether it is
+        probed first (every decision but the critical one)."""
+        self._extra, self._probe = 0.0, False
+        if self.clock != "game" or not self.time or self.iterations:
+            return
+        if core.turn < core.config.turns:
+            self._critical_done = False     # a new game, or not yet the last turn
+        room = min(self.bank, (CLOCK_CAP - 1.0) * self.time)
+        if solvable(core) and not self._critical_done:
+            self._critical_done = True
+            self._extra = min(room, CLOCK_CRITICAL * self.time)
+        else:
+            self._extra = min(room, CLOCK_CLOSE * self.time)
+            self._probe = True
+
+    def _time_left(self, start: float) -> float:
+        """The seconds of this move's time budget left since ``start`` (on
+        ``bots._budget``'s clock; 0.0 for an iteration budget alone)."""
+        if not self.time:
+            return 0.0
+        return max(self.time - (_budget.clock() - start), 1e-3)
+
+    def _search(self, core: Core, observations: Observations | None, time_limit: float,
+                stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+        """The search of this decision within ``time_limit`` (and the
+        iteration budget); with the game clock, in two phases (see
+        :data:`CLOCK_PROBE`), or with the critical decision's extra time."""
+        keep, pondered = self._pondered_root(core)
+        before = self.search_engine.searched if keep else 0
+        if self._probe:
+            stats = self._search_in_phases(core, observations, time_limit, stop, keep)
+        else:
+            options = {**self.search_options(), **({"keep": True} if keep else {})}
+            stats = self.search_engine.search(
+                core, iterations=self.iterations, time_limit=time_limit + self._extra,
+                observations=observations, stop=stop, **options)
+        stats["pondered_visits"] = pondered
+        stats["pondered_iterations"] = before
         self.last_stats = stats
+        return stats
+
+    def _pondered_root(self, core: Core) -> tuple[bool, int]:
+        """Whether this decision's search goes on with the tree pondered on
+        the opponent's time (it does when that tree reached this decision's
+        information set), and the visits it had given it: 0 otherwise."""
+        if not self._pondered:
+            return False, 0
+        self._pondered = False
+        found = self.search_engine.node_stats(core)
+        if found is None or not found["visits"]:
+            return False, 0
+        return True, int(found["visits"])
+
+    def ponder(self, core: Core, stop: Callable[[], bool], cap: float) -> int:
+        """Thinks on the opponent's time: searches ``core``, the opponent's
+        decision, with worlds drawn from this bot's own information, until
+        ``stop()`` says True or ``cap`` seconds have passed.  The trees are
+        kept: they are keyed by information sets, so the part under the
+        opponent's actual move holds the nodes of this bot's next decisions,
+        and that decision's search goes on with them (:meth:`_search`).
+        Only ISMCTS with a time budget ponders (an iteration budget stays
+        deterministic); returns the iterations searched (0: none)."""
+        if not isinstance(self.search_engine, ISMCTS) or self.iterations or not self.time \
+                or core.is_terminal() or core.is_chance() or core.current_player() == self.player:
+            return 0
+        if self.endgame != "off" and solvable(core):
+            return self._ponder_exactly(core, stop, cap)
+        stats = self.search_engine.search(core, time_limit=cap, stop=stop,
+                                          searcher=self.player)
+        self._pondered = True
+        self.ponder_figures = {"kind": "search", "iterations": int(stats["iterations"])}
+        return int(stats["iterations"])
+
+    def _ponder_exactly(self, core: Core, stop: Callable[[], bool], cap: float) -> int:
+        """Pondering in the solvable region (nothing hidden): the exact
+        solver works on the opponent's decision in slices of
+        :data:`PONDER_SLICE` seconds until it finishes, ``stop()`` or the
+        cap; its table keeps the bounds of every position it reached, the
+        positions after the opponent's move among them, so the bot's own
+        solve starts from them.  Returns the positions visited."""
+        start = _budget.clock()
+        nodes = 0
+        solver = self.endgame_solver()
+        complete = False
+        while not stop():
+            left = cap - (_budget.clock() - start)
+            if left <= 0:
+                break
+            result = solve_endgame(core, max_seconds=min(PONDER_SLICE, left), every_action=False,
+                                   solver=solver, keep_table=True)
+            nodes += result.nodes
+            if result.complete:
+                complete = True
+                break
+        self.ponder_figures = {"kind": "exact", "nodes": nodes, "complete": complete}
+        return nodes
+
+    def _search_in_phases(self, core: Core, observations: Observations | None,
+                          time_limit: float, stop: Callable[[], bool] | None,
+                          keep: bool = False) -> dict[str, Any]:
+        """``clock=game``: CLOCK_PROBE of the time, then, unless the root is
+        obvious (:func:`is_obvious`) or the search was stopped, the rest of
+        it on the same trees, with the bank's extra when the root is close
+        (:func:`is_close`)."""
+        start = _budget.clock()
+        stats = self.search_engine.search(core, time_limit=CLOCK_PROBE * time_limit,
+                                          observations=observations, stop=stop, keep=keep)
+        if (stop is not None and stop()) or is_obvious(stats):
+            stats["clock"] = "obvious" if is_obvious(stats) else "stopped"
+            return stats
+        extra = self._extra if is_close(stats) else 0.0
+        left = max(time_limit + extra - (_budget.clock() - start), 1e-3)
+        seconds = stats["seconds"]
+        stats = self.search_engine.search(core, time_limit=left, observations=observations,
+                                          stop=stop, keep=True)
+        stats["seconds"] += seconds
+        stats["clock"] = "close" if extra else "searched"
+        return stats
+
+    def _searched_answer(self, core: Core, stats: dict[str, Any]) -> dict[str, Any]:
+        """The analysis of a search: its choice (or, in a decided game, the
+        rule's), its values and statistics."""
         chosen = self.choose(stats)
         if self.decided != "off" and is_decided(stats):
             action = decided_action(core, self.decided)
@@ -270,6 +508,94 @@ class SearchBot(Bot):
                       "search_action": chosen["action"]}
         return {**chosen, "value": stats["value"],
                 "value_ci95": stats["value_ci95"], "stats": stats}
+
+    def _search_beside_solver(self, core: Core, observations: Observations | None,
+                              start: float) -> dict[str, Any]:
+        """A decision of the solvable region with ``endgame=exact``: the
+        exact solver on a thread of its own, within ``endgame_share`` of
+        the budget (seconds, or nodes for an iteration budget), and the
+        search beside it on its threads for the whole budget.  A finished
+        solve decides the move (its exact answer); with a time budget alone
+        it also ends the search at once, so the move takes only what the
+        solve took.  With an iteration budget the search always runs all
+        its iterations, so that the same seed gives the same decisions
+        from one move to the next.  The back-off of the share follows the
+        attempt (:func:`next_endgame_share`)."""
+        share = self.endgame_share
+        box: dict[str, Any] = {}
+        solver = self.endgame_solver()
+
+        def solve() -> None:
+            try:
+                box["solution"] = solve_endgame(
+                    core, max_nodes=int(share * self.endgame_nodes_per_iteration
+                                        * self.iterations),
+                    max_seconds=share * self._time_left(start) if self.time else 0.0,
+                    every_action=self.endgame_every_action, solver=solver, keep_table=True)
+            except BaseException as error:  # re-raised by the calling thread
+                box["error"] = error
+            finally:
+                box["seconds"] = _budget.clock() - start
+
+        def solved() -> bool:
+            solution = box.get("solution")
+            return solution is not None and solution.complete
+
+        thread = threading.Thread(target=solve, name="endgame", daemon=True)
+        thread.start()
+        try:
+            stats = self._search(core, observations, self._time_left(start),
+                                 stop=solved if not self.iterations else None)
+        finally:
+            thread.join()
+        if "error" in box:
+            raise box["error"]
+        exact = box["solution"]
+        self.endgame_share = next_endgame_share(share, exact)
+        timing = {"endgame_share": share, "endgame_seconds": box["seconds"],
+                  "endgame_complete": bool(exact.complete),
+                  "search_iterations": stats["iterations"]}
+        if exact.complete:
+            answer = self._exact_answer(core, exact)
+            answer["stats"].update(timing)
+            return answer
+        stats.update(timing)
+        return self._searched_answer(core, stats)
+
+    def _search_after_solver(self, core: Core, observations: Observations | None,
+                             start: float) -> dict[str, Any]:
+        """``endgame=before``, the solver's place until issue 47 (kept as
+        the ruler of the match that moved it beside the search): the exact
+        solve first, on the calling thread, within ``endgame_share`` of the
+        budget, then the search with the rest of it."""
+        exact, spent = self.solve_exactly(core, self.endgame_every_action,
+                                          share=self.endgame_share)
+        self.endgame_share = next_endgame_share(self.endgame_share, exact)
+        if exact is not None and exact.complete:
+            return self._exact_answer(core, exact)
+        return self._searched_answer(core, self._search(core, observations,
+                                                        self._time_left(start)))
+
+    def reseed(self, seed: int) -> None:
+        """Seeds the searcher's trees (and a mixed strategy's draw) again."""
+        self.search_engine.reseed(seed)
+        if hasattr(self, "_rng"):
+            self._rng = random.Random(seed)
+
+    def endgame_solver(self) -> EndgameSolver:
+        """The exact solver this bot keeps (its table of bounds kept from move
+        to move), taken from the process's pool at the first need."""
+        if self._endgame_solver is None:
+            self._endgame_solver = take_endgame_solver()
+        return self._endgame_solver
+
+    def close(self) -> None:
+        """The game is over: the solver's table goes back to the process's
+        pool, cleared, for the next bot (its 56 MiB allocated once per
+        process, not once per game)."""
+        if self._endgame_solver is not None:
+            give_back_endgame_solver(self._endgame_solver)
+            self._endgame_solver = None
 
     def search_options(self) -> dict[str, Any]:
         """Extra keyword arguments of this bot's searches during play."""
@@ -280,15 +606,13 @@ class SearchBot(Bot):
         """With ``endgame=exact`` and ``core`` in the solvable region, the
         exact solve within ``share`` of this bot's budget, and the seconds
         it took (on ``bots._budget``'s clock); (None, 0.0) otherwise."""
-        if self.endgame != "exact" or not solvable(core):
+        if self.endgame == "off" or not solvable(core):
             return None, 0.0
-        if self._endgame_solver is None:
-            self._endgame_solver = EndgameSolver(clock=lambda: _budget.clock())
         start = _budget.clock()
         result = solve_endgame(
             core, max_nodes=int(share * self.endgame_nodes_per_iteration * self.iterations),
             max_seconds=share * self.time, every_action=every_action,
-            solver=self._endgame_solver, keep_table=True)
+            solver=self.endgame_solver(), keep_table=True)
         return result, _budget.clock() - start
 
     def _exact_answer(self, core: Core, exact: Solution) -> dict[str, Any]:

@@ -29,16 +29,16 @@ from __future__ import annotations
 import math
 import os
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from bots.base import (DECIDED_RULES, Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot, OracleISMCTSBot,
-                       RandomBot)
+from bots.base import (CLOCK_MODES, DECIDED_RULES, ENDGAME_MODES, Bot, ISMCTSBot, OOSBot, OpenSpielISMCTSBot,
+                       OracleISMCTSBot, RandomBot)
 from bots._inference import INFERENCE as INFERENCE_SETTINGS
 from bots.heuristic import HeuristicBot
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "BotEntry", "Option", "SEARCH_BOTS", "bot_from_options", "check_for_players",
+__all__ = ["BOTS", "BotEntry", "DEFAULT_SPEC", "Option", "SEARCH_BOTS", "bot_from_options", "check_for_players",
            "make_bot", "parse_spec",
            "search_defaults", "spec_help"]
 
@@ -170,6 +170,7 @@ class Option:
     open_low: bool = False
     open_high: bool = False
     engine: str | None = None
+    default_text: str = ""      # the help's words for a default that is a function
 
     def upper(self) -> float | None:
         return self.high() if callable(self.high) else self.high
@@ -269,13 +270,16 @@ NET = Option("net", FILE, None, "the value network's weights file (bots.valuenet
              "server takes no file: there only the packaged network", engine="net")
 
 
-ENDGAME = Option("endgame", _choice("exact", "off"), "off",
+ENDGAME = Option("endgame", _choice(*ENDGAME_MODES), "off",
                  "exact: at a position of the last turn where nothing is hidden any more "
-                 "(both decks empty, past the V-2 step; exact.endgame), first solve it "
-                 "exactly with up to half the move's budget (a bot kept for a whole game, as "
-                 "in tournaments, halves it after each attempt that does not finish, down "
-                 "to 1/16, until one finishes) and, if that finishes, play an exact best "
-                 "action and report exact values; off: always search")
+                 "(both decks empty, past the V-2 step; exact.endgame), solve it exactly on "
+                 "a thread of its own beside the search, within half the move's budget (a "
+                 "bot kept for a whole game halves it after each attempt that does not "
+                 "finish, down to 1/16, until one finishes), while the search runs for the "
+                 "whole budget; if the solve finishes, play an exact best action and report "
+                 "exact values (with a time budget alone, the search then stops at once); "
+                 "before: the same solve first, then the search with the time it left (the "
+                 "solver's place until this version, kept for matches); off: always search")
 
 DECIDED = Option("decided", _choice(*DECIDED_RULES), "heuristic",
                  "heuristic: when the search's win estimate for the side to move is above "
@@ -285,6 +289,14 @@ DECIDED = Option("decided", _choice(*DECIDED_RULES), "heuristic",
                  "pass: then pass at the main step wherever passing is legal (elsewhere the "
                  "heuristic's choice); off: always the search's choice")
 
+
+CLOCK = Option("clock", _choice(*CLOCK_MODES), "move",
+               "move: every searched decision gets time= (or its iterations); game: time= is "
+               "the average, the bot banks what it saves on an obvious root (searched half "
+               "its time, the best action ahead beyond doubt) and spends it on a close root "
+               "(up to one more move's time) and on the last turn's first solvable decision "
+               "(up to two), never more than three moves' time on one decision and never "
+               "more than the bank holds (with a time budget alone)")
 
 ISMCTS_OPTIONS: tuple[Option, ...] = (
     TIME, ITERATIONS,
@@ -302,6 +314,7 @@ ISMCTS_OPTIONS: tuple[Option, ...] = (
     THREADS,
     ENDGAME,
     DECIDED,
+    CLOCK,
 )
 
 
@@ -317,12 +330,39 @@ class BotEntry:
     note: str = ""
     benchmark_only: bool = False   # sees what no player may (tournaments only: refused by
                                    # play, advise, serve and engine, see check_for_players)
+    players: bool = False          # the players' bot: its defaults are the same everywhere
 
     def option(self, name: str) -> Option | None:
         return next((o for o in self.options if o.name == name), None)
 
 
+# The players' bot: what ``play`` and ``serve`` run (and ``advise``'s
+# default searcher is the same search), declared once so that a tournament,
+# an engine and the docs can name exactly that bot.  Its defaults do not
+# depend on where it plays.
+DEFAULT_SPEC = "default"
+PLAYERS_DEFAULTS: dict[str, tuple[Any, str]] = {
+    "threads": (available_cores, "the cores available to the process"),
+    "endgame": ("exact", "exact"),
+    "eval": ("mix", "mix"),
+}
+
+
+def _players(option: Option) -> Option:
+    """``option`` with the players' bot's default."""
+    if option.name not in PLAYERS_DEFAULTS:
+        return option
+    value, text = PLAYERS_DEFAULTS[option.name]
+    return replace(option, default=value, default_text=text)
+
+
 BOTS: dict[str, BotEntry] = {
+    DEFAULT_SPEC: BotEntry(
+        ISMCTSBot, "the players' bot: what play and serve run, one bot kept for the whole "
+        "game; ISMCTS on every core, the exact last-turn solver on a thread beside the "
+        "search, the packaged value network mixed with a playout at the leaves "
+        "(docs/bots.md says which match decided each part)",
+        tuple(_players(o) for o in ISMCTS_OPTIONS), players=True),
     "random": BotEntry(RandomBot, "uniform over the legal actions"),
     "heuristic": BotEntry(HeuristicBot, "plays as a sensible human would (bots.heuristic)"),
     "ismcts": BotEntry(ISMCTSBot, "information-set MCTS (bots._ismcts)", ISMCTS_OPTIONS),
@@ -373,7 +413,8 @@ BOTS: dict[str, BotEntry] = {
 }
 
 # bots with a time or iteration budget and a Cython searcher
-SEARCH_BOTS = {"ismcts": ISMCTSBot, "ismcts-oracle": OracleISMCTSBot, "oos": OOSBot}
+SEARCH_BOTS = {"ismcts": ISMCTSBot, "ismcts-oracle": OracleISMCTSBot, "oos": OOSBot,
+               DEFAULT_SPEC: ISMCTSBot}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -403,7 +444,7 @@ def default_of(option: Option, interactive: bool = False) -> Any:
     advise, the browser server) the one :data:`INTERACTIVE_DEFAULTS` gives."""
     if interactive and option.name in INTERACTIVE_DEFAULTS:
         return INTERACTIVE_DEFAULTS[option.name][0]()
-    return option.default
+    return option.default() if callable(option.default) else option.default
 
 
 def search_defaults(name: str, interactive: bool = False) -> dict[str, Any]:
@@ -459,8 +500,9 @@ def spec_help(width: int = 79) -> str:
         head = f"{name}[:key=value,...]" if entry.options else name
         lines += textwrap.wrap(f"{head}  {entry.help}", width, subsequent_indent="    ")
         for o in entry.options:
-            default = "" if o.default is None else f"; default {_show(o.default)}"
-            if o.name in INTERACTIVE_DEFAULTS:
+            default = "" if o.default is None else \
+                f"; default {o.default_text or _show(o.default)}"
+            if o.name in INTERACTIVE_DEFAULTS and not entry.players:
                 default += f" ({INTERACTIVE_DEFAULTS[o.name][1]} in play, advise and serve)"
             rng = "" if o.kind is FLAG or (o.low is None and o.upper() is None) \
                 else f"; {o.allowed()}"

@@ -273,7 +273,7 @@ def test_table_is_reused_and_counted():
 def test_registry_option():
     assert parse_spec("ismcts:endgame=off")[1] == {"endgame": "off"}
     assert parse_spec("oos:endgame=exact")[1] == {"endgame": "exact"}
-    with pytest.raises(BotSpecError, match="endgame expects exact or off"):
+    with pytest.raises(BotSpecError, match="endgame expects exact or before or off"):
         parse_spec("ismcts:endgame=maybe")
     # on where a person asks (play, advise, serve), off in bot-vs-bot play
     assert make_bot("ismcts:iterations=10", 0, interactive=True).endgame == "exact"
@@ -351,36 +351,85 @@ def test_bot_backs_off_after_unfinished_attempts_and_returns_after_a_finished_on
     assert bot.endgame_share == 0.5 and len(calls) == 8     # no attempt at the opening
 
 
-def test_backed_off_time_goes_to_the_search(monkeypatch):
-    """With a time budget, each attempt's deadline follows the share, and
-    the search gets what the attempt left (on bots._budget's clock)."""
+def test_the_solver_runs_beside_the_search_for_the_whole_budget(monkeypatch):
+    """With a time budget, each attempt's deadline follows the share (on
+    bots._budget's clock) and runs on a thread of its own, while the search
+    gets the whole move's time, not what the attempt left: no core idles."""
+    import threading
     from types import SimpleNamespace
 
     from bots import base
-    ticks = [0.0]
-    monkeypatch.setattr(budget, "clock", lambda: ticks[0])
-    given = []
+    monkeypatch.setattr(budget, "clock", lambda: 0.0)
+    given, threads = [], []
 
-    def attempt(core, **kw):          # an attempt that uses all its time and fails
+    def attempt(core, **kw):          # an attempt that does not finish
         given.append(kw["max_seconds"])
-        ticks[0] += kw["max_seconds"]
+        threads.append(threading.current_thread())
         return SimpleNamespace(complete=False)
 
     monkeypatch.setattr(base, "solve_endgame", attempt)
     bot = make_bot("ismcts:time=1,endgame=exact", 0, seed=1)
     engine = bot.search_engine
-    limits = []
+    limits, stops = [], []
 
-    def search(core, iterations=0, time_limit=0.0, **kw):
+    def search(core, iterations=0, time_limit=0.0, stop=None, **kw):
         limits.append(time_limit)         # then 20 iterations, not the real time
+        stops.append(stop)
         return engine.search(core, iterations=20, time_limit=0.0, **kw)
 
     monkeypatch.setattr(bot, "search_engine", SimpleNamespace(search=search))
     state = after_rocket("small", 0)
     for _ in range(4):
-        bot.analyse(state)
+        out = bot.analyse(state)
+        assert out["stats"]["endgame_complete"] is False
     assert given == [0.5, 0.25, 0.125, 0.0625]
-    assert limits == pytest.approx([0.5, 0.75, 0.875, 0.9375])
+    assert limits == [1.0] * 4
+    assert all(t is not threading.current_thread() for t in threads)
+    assert all(callable(stop) and not stop() for stop in stops)   # it never finished
+
+
+def test_a_finished_solve_stops_the_search_at_once(monkeypatch):
+    """A time budget alone: the solve that finishes ends the search at its
+    next chunk, and the exact answer decides the move."""
+    import threading
+    from types import SimpleNamespace
+
+    bot = make_bot("ismcts:time=1000,endgame=exact", 0, seed=1)
+    chunks = []
+    pause = threading.Event()
+
+    def search(core, iterations=0, time_limit=0.0, stop=None, **kw):
+        while not stop():                 # the search's chunk loop, as bots._budget runs it
+            chunks.append(1)
+            pause.wait(0.01)
+            assert len(chunks) < 6000, "the finished solve did not stop the search"
+        return {"iterations": len(chunks)}
+
+    monkeypatch.setattr(bot, "search_engine", SimpleNamespace(search=search))
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
+    out = bot.analyse(core)
+    assert out["exact"] and out["stats"]["endgame_complete"]
+    assert out["stats"]["search_iterations"] == len(chunks)
+
+
+def test_an_iteration_budget_runs_every_iteration_beside_the_solver(monkeypatch):
+    """An iteration budget: the search is never cut short by the solver (its
+    random stream then runs on the same way from move to move), and a
+    finished solve still decides the move."""
+    from types import SimpleNamespace
+
+    bot = make_bot("ismcts:iterations=300,endgame=exact", 0, seed=1)
+    real, seen = bot.search_engine.search, []
+
+    def search(core, stop=None, **kw):
+        seen.append(stop)
+        return real(core, stop=stop, **kw)
+
+    monkeypatch.setattr(bot, "search_engine", SimpleNamespace(search=search))
+    core = last_turn({"PL01": "periphery", "PL22": "hand", "DE01": "base"}, {"periphery": 1})
+    out = bot.analyse(core)
+    assert out["exact"] and out["stats"]["search_iterations"] == 300
+    assert seen == [None]
 
 
 def test_solve_exactly_takes_the_full_share_whatever_play_backed_off(monkeypatch):
@@ -607,7 +656,7 @@ def test_review_grades_a_last_turn_decision_exactly():
     """In the solvable region the review's rating is the exact loss (the
     independent expectimax's values, not a search's); outside it, a
     search's, said so."""
-    from apps.record import review_search
+    from apps.gamebot import review_search
 
     rng = random.Random(4)
     for _ in range(200):     # a decision point of the last turn whose actions differ

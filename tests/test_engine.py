@@ -18,6 +18,7 @@ import pytest
 import solver  # noqa: F401
 from apps import tournament as T
 from apps.engine import EngineBot, EngineError, event_for, external_command, serve
+from bots import make_bot
 from solver import state_io
 from solver.errors import ParameterError
 
@@ -50,7 +51,7 @@ def test_the_server_answers_hello_new_game_and_act():
                       {"type": "quit"}, {"type": "hello"}])
     assert [r["type"] for r in replies] == ["hello", "ready", "action"]   # nothing after quit
     assert replies[0]["protocol"] == 1 and replies[0]["bot"] == "heuristic"
-    bot = T.execution.make_bot("heuristic", 0, 3)
+    bot = make_bot("heuristic", 0, 3)
     assert replies[2]["action"] == bot.analyse(state_io.from_json(view, seed=3))["action"]
 
 

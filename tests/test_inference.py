@@ -7,7 +7,8 @@ import pyspiel
 import pytest
 
 from apps.advise import advise
-from apps.record import Actor, GameRecord, Setup, Step, bot_request, bot_search, new_record
+from apps.gamebot import GameBot
+from apps.record import Actor, GameRecord, Setup, Step, new_record
 from bots.spec import BotSpec
 from bots import BotSpecError, make_bot
 from bots._inference import WEIGHT_FLOOR, Observations
@@ -343,9 +344,9 @@ def test_bad_opponent_plays_are_refused_in_one_line(change, where):
 
 
 def test_server_and_play_give_the_bot_the_same_observations(twin_games):
-    """The bot's search of a game record (bot_search with the record's
-    transitions, as play and the server run it) reads what a tournament's
-    bot reads from the pyspiel history: the same search."""
+    """The game's bot on a game record (GameBot.decide_record with the
+    record's transitions, as play and the server run it) reads what a
+    tournament's bot reads from the pyspiel history: the same search."""
     viewer, state, _ = twin_games[0]
     spec = "ismcts:iterations=150,inference=heuristic"
     record = GameRecord(Setup((), 1 - viewer, BotSpec.parse(spec), 1))
@@ -354,9 +355,9 @@ def test_server_and_play_give_the_bot_the_same_observations(twin_games):
     assert [a for _, a in record.observations()] == state.history()
     # the server's bot is interactive (threads: the cores), as is this one
     direct = make_bot(spec, viewer, 6, interactive=True).analyse(state)
-    args = bot_request(record, BotSpec.parse(spec))
-    served = bot_search(args[0], args[1], BotSpec.parse(spec), viewer, 6, args[5])
-    assert args[5] is not None and len(args[5]) == len(state.history())
+    bot = GameBot(record.setup.params, BotSpec.parse(spec), viewer, 6)
+    assert bot.infers
+    served = bot.decide_record(record)
     assert served["action"] == direct["action"]
     obs = Observations(GAME.core_config, viewer)
     for before, a in record.observations():

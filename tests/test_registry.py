@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bots import BOTS, SEARCH_BOTS, BotSpecError, make_bot, parse_spec, spec_help, valuenet
-from bots.registry import FLAG, NUMBER, WHOLE, engine_options, max_nodes
+from bots.registry import FLAG, NUMBER, WHOLE, default_of, engine_options, max_nodes
 from conftest import run_cli
 from solver import N_FEATURES
 
@@ -23,7 +23,7 @@ def _engine_attributes(engine) -> dict:
             if not k.startswith("_") and not callable(getattr(engine, k))}
 
 
-@pytest.mark.parametrize("name", sorted(SEARCH_BOTS))
+@pytest.mark.parametrize("name", sorted(n for n in SEARCH_BOTS if not BOTS[n].players))
 def test_registry_defaults_are_the_searchers_defaults(name):
     """The Cython searchers keep their own defaults for direct use; the
     registry's must be the same values."""
@@ -32,14 +32,26 @@ def test_registry_defaults_are_the_searchers_defaults(name):
         == _engine_attributes(engine_class(seed=0))
 
 
+def test_the_players_bot_is_the_interactive_ismcts_everywhere():
+    """``default`` has the players' settings as its own defaults: its
+    searcher is the one play, advise and serve build for ``ismcts``, and the
+    same whether the host is interactive or not."""
+    assert engine_options("default", {}) == engine_options("default", {}, interactive=True) \
+        == engine_options("ismcts", {}, interactive=True)
+    players, interactive = make_bot("default", 0), make_bot("ismcts", 0, interactive=True)
+    assert (players.endgame, players.decided, players.time) == \
+        (interactive.endgame, interactive.decided, interactive.time) == ("exact", "heuristic", 1.0)
+
+
 def _other_value(option):
+    default = default_of(option)      # a default may be a function of the machine
     if option.kind is FLAG:
-        return "yes" if not option.default else "no"
+        return "yes" if not default else "no"
     if option.kind is NUMBER:
-        return repr((option.default or 1.0) * 0.5 if option.default else 0.5)
+        return repr((default or 1.0) * 0.5 if default else 0.5)
     if option.kind is WHOLE:
-        return str(max(2, (option.default or 2) // 2))
-    return next(v for v in option.kind.describe.split(" or ") if v != option.default)
+        return str(max(2, (default or 2) // 2) if default != 2 else 3)
+    return next(v for v in option.kind.describe.split(" or ") if v != default)
 
 
 @pytest.mark.parametrize("name, option", [(n, o) for n, o in OPTIONS if o.engine],

@@ -247,23 +247,57 @@ def _to_a_searched_bot_decision(game, undone=False):
 
 
 def test_the_close_of_a_game_stops_its_search(tmp_path):
+    """The bot's move runs in the game's own search process; closing the
+    game kills it, and the request answers without a move."""
     async def scenario():
         store = GameStore(tmp_path, Limits())
         game = store.new_game(side="german", bot="ismcts:time=10", seed=5)
         _to_a_searched_bot_decision(game)
         task = asyncio.create_task(store.bot_move(game))
-        while not store.pool.processes:
+        for _ in range(1000):
+            if game.id in store.pool.bots and store.pool.running:
+                break
             await asyncio.sleep(0.02)
-        (proc,) = store.pool.processes
+        proc = store.pool.bots[game.id].proc
         assert proc.is_alive()
         store.close(game.id)
         await task  # the request answers, without a move
         proc.join(5)
-        return proc.is_alive(), store.games
+        return proc.is_alive(), store.games, dict(store.pool.bots)
 
-    alive, games = asyncio.run(scenario())
-    assert not alive and not games
+    alive, games, bots = asyncio.run(scenario())
+    assert not alive and not games and not bots
     assert not list(tmp_path.glob("game-*.json"))
+
+
+def test_the_games_bot_is_kept_between_its_moves(tmp_path):
+    """Two searched moves of one game are answered by the same search
+    process (the game's bot kept there); a new spec (another time) gets a
+    new one; at most Limits.max_bots such processes live, the least
+    recently used ended first."""
+    async def scenario():
+        store = GameStore(tmp_path, Limits(max_bots=1))
+        game = store.new_game(side="german", bot="ismcts:iterations=30", seed=5)
+        pids = []
+        try:
+            for _ in range(2):
+                _to_a_searched_bot_decision(game)
+                await store.bot_move(game)
+                pids.append(store.pool.bots[game.id].proc.pid)
+            store.set_time(game, 0.05)
+            _to_a_searched_bot_decision(game)
+            await store.bot_move(game)
+            pids.append(store.pool.bots[game.id].proc.pid)
+            other = store.new_game(side="german", bot="ismcts:iterations=30", seed=6)
+            _to_a_searched_bot_decision(other)
+            await store.bot_move(other)
+            return pids, list(store.pool.bots), other.id
+        finally:
+            await store.shutdown()
+
+    pids, kept, other = asyncio.run(scenario())
+    assert pids[0] == pids[1] != pids[2]
+    assert kept == [other]
 
 
 def test_at_most_n_searches_run_at_once():
@@ -374,23 +408,30 @@ def test_one_choice_for_identical_cards_says_so(tmp_path):
 
 
 def test_undo_while_the_bot_thinks_calls_its_move_off(tmp_path):
+    """Undo during the bot's search: the move is called off, the game's
+    search process killed (a fresh bot at the next move) and its slot given
+    back."""
     async def scenario():
-        store = GameStore(tmp_path, Limits())
+        store = GameStore(tmp_path, Limits(ponder=False))
         game = store.new_game(side="polish", bot="ismcts:time=10", seed=5)
         _to_a_searched_bot_decision(game, undone=True)
         request = asyncio.create_task(store.bot_move(game))
-        while not store.pool.processes:
+        for _ in range(1000):
+            if store.pool.running and game.id in store.pool.bots:
+                break
             await asyncio.sleep(0.02)
+        proc = store.pool.bots[game.id].proc
         store.undo(game)  # what POST /undo does
         await request  # answers (no error) without a move
         for _ in range(100):  # the killed search's slot is given back
-            if not store.pool.processes:
+            if not store.pool.running:
                 break
             await asyncio.sleep(0.02)
-        return game.record.status(), len(store.pool.processes)
+        proc.join(5)
+        return game.record.status(), store.pool.running, proc.is_alive(), dict(store.pool.bots)
 
-    status, running = asyncio.run(scenario())
-    assert status == "human" and running == 0
+    status, running, alive, bots = asyncio.run(scenario())
+    assert status == "human" and running == 0 and not alive and not bots
 
 
 def test_the_log_names_an_attacks_dice_and_tells_its_outcome(tmp_path):

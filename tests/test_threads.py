@@ -225,7 +225,7 @@ def test_every_search_of_the_server_names_its_threads(monkeypatch):
     searches instead of the interactive default (every core)."""
     import inspect
 
-    from apps import record
+    from apps import gamebot as record
     from apps.server import board
     for fn in (record.hint_search, record.review_search, board.board_search):
         assert "threads" in inspect.signature(fn).parameters, fn.__name__

@@ -74,7 +74,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
-        data: str | None = None, token: bool = True) -> int:
+        data: str | None = None, token: bool = True, ponder: bool = True) -> int:
     """``wildhorn-solve serve``: serves the table until interrupted."""
     if host not in LOCAL_HOSTS:
         print(f"warning: serving on {host}: anyone who can reach this address and port "
@@ -85,7 +85,7 @@ def run(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
         print("warning: --no-token: any program on this machine, and any web page whose "
               "script reaches this port, can drive this server", file=sys.stderr)
     data_dir = Path(data) if data else default_data_dir()
-    app = create_app(data_dir, access=access)
+    app = create_app(data_dir, Limits(ponder=ponder), access=access)
     for problem in app.state.store.load_errors:
         print(f"warning: a saved game was not loaded: {problem}", file=sys.stderr)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"

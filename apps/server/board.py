@@ -30,7 +30,8 @@ from typing import Any
 
 from apps.advise import advise
 from apps.cardlist import card_rows
-from apps.record import FIRST_FORMAT, mask_hidden, record_from_json
+from apps.gamebot import mask_hidden
+from apps.record import FIRST_FORMAT, record_from_json
 from apps.record import FORMAT as GAME_FORMAT
 from apps.saved import view_of
 from apps.server.games import GameStore, Limits, ServerGame

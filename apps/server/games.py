@@ -3,10 +3,14 @@ record the terminal's ``play`` views too) in a :class:`ServerGame` that adds
 what runs for it (the bot's search, a hint, the review), held by a
 :class:`GameStore` that writes every game to the data folder before a
 request that changed it is answered (so a game survives a page reload, a
-restart and a kill), and runs the searches (the bot's moves, hints,
-reviews, the board's analyses) in child processes, at most
-``Limits.max_searches`` at once (the others queue), killed when their game
-is closed.
+restart and a kill), and runs the searches in child processes, at most
+``Limits.max_searches`` at once (the others queue): the bot's moves in the
+game's own search process, which keeps the game's bot
+(:class:`~apps.gamebot.GameBot`) from one move to the next (at most
+``Limits.max_bots`` such processes live at once, the least recently used
+ended first; a game whose process ended gets a fresh bot at its next
+move), hints, reviews and the board's analyses each in a process of its
+own; all killed when their game is closed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import random
 import re
 import secrets
 import sys
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -28,9 +33,9 @@ from typing import Any, Callable
 
 import pyspiel
 
-from apps.record import (DEFAULT_BOT, GameRecord, bot_request, bot_search, hint_search,
-                         hint_seed, iter_decisions, new_record, read_save, record_from_json,
-                         review_search, review_seed)
+from apps.gamebot import GameBot, hint_search, hint_seed, review_search, review_seed
+from apps.record import (DEFAULT_BOT, GameRecord, iter_decisions, new_record, read_save,
+                         record_from_json)
 from bots import BotSpecError, report_progress
 from bots.registry import available_cores
 from bots.spec import BotSpec
@@ -52,12 +57,14 @@ class Limits:
     max_iterations: int = 200_000   # iterations (ISMCTS, OOS) or simulations per move
     max_nodes: int = 2_000_000      # search tree nodes (memory)
     max_searches: int = 2           # searches running at once; the others queue
+    max_bots: int = 4               # games whose bot is kept in a search process at once
     max_queued: int = 16            # searches waiting at once; more are refused (429)
     hint_iterations: int = 3000     # the hint's budget (as in ``play``'s hint)
     review_iterations: int = 1000   # the search that rates each decision in a review
     max_games: int = 200            # games kept (in the data folder) at once
     max_loaded: int = 40            # games held in memory; the others load when asked for
     max_threads: int = field(default_factory=available_cores)  # search threads per search
+    ponder: bool = True             # the game's bot thinks on the human's time
 
 
 # ---- the searches, in child processes ------------------------------------------
@@ -81,13 +88,15 @@ class SearchPool:
     ``queue`` waiting (BusyError beyond); a cancelled search kills its
     process, or leaves the queue."""
 
-    def __init__(self, limit: int, queue: int = 16):
+    def __init__(self, limit: int, queue: int = 16, bots: int = 4):
         self.limit = limit
         self.queue = queue
+        self.max_bots = bots
         self._sem: asyncio.Semaphore | None = None
         self.running = 0
         self.waiting = 0
         self.processes: set[Any] = set()  # the searches running now
+        self.bots: OrderedDict[str, BotProcess] = OrderedDict()  # by game, least recent first
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["apps.server.games"])
 
@@ -96,8 +105,8 @@ class SearchPool:
         search has done so far, read by the server while it runs."""
         return self.ctx.Value("q", 0)
 
-    async def run(self, fn: Callable[..., Any], *args: Any,
-                  on_start: Callable[[], None] | None = None, counter: Any = None) -> Any:
+    async def _acquire(self) -> None:
+        """A place among the searches running (BusyError if the queue is full)."""
         if self._sem is None:  # made in the running loop
             self._sem = asyncio.Semaphore(self.limit)
         if self.waiting >= self.queue and self.running >= self.limit:
@@ -109,6 +118,74 @@ class SearchPool:
         finally:
             self.waiting -= 1
         self.running += 1
+
+    def _release(self) -> None:
+        self.running -= 1
+        assert self._sem is not None
+        self._sem.release()
+
+    def bot_process(self, gid: str, record: GameRecord, spec: BotSpec) -> BotProcess:
+        """The search process of game ``gid``'s bot: the one it has if its
+        bot was built with ``spec``, else a new one (the least recently used
+        process beyond ``max_bots`` ended)."""
+        process = self.bots.get(gid)
+        if process is not None and not process.fits(record, spec):
+            self.end_bot(gid)
+            process = None
+        if process is None:
+            process = self.bots[gid] = BotProcess(self.ctx, record, spec)
+        self.bots.move_to_end(gid)
+        while len(self.bots) > self.max_bots:
+            self.end_bot(next(iter(self.bots)))
+        return process
+
+    def end_bot(self, gid: str, kill: bool = False) -> None:
+        """Ends game ``gid``'s search process, if it has one (``kill``: at
+        once, a decision under way called off)."""
+        process = self.bots.pop(gid, None)
+        if process is not None:
+            process.kill() if kill else process.close()
+
+    def ponder(self, gid: str, record: GameRecord, spec: BotSpec) -> bool:
+        """Starts game ``gid``'s bot thinking on the human's time (the
+        human to decide): in its search process, started if need be.  The
+        bot's next decision stops it.  False when this bot does not ponder
+        (no search, or an iteration budget)."""
+        if not spec.searches or spec.name not in ("ismcts", "default") \
+                or spec.get("iterations") is not None:
+            return False
+        self.bot_process(gid, record, spec).ponder(record.core.to_bytes())
+        return True
+
+    async def decide(self, gid: str, record: GameRecord, spec: BotSpec) -> dict[str, Any]:
+        """The bot's move in game ``gid`` now, from the game's search process
+        (the game's bot kept there); a cancelled decision kills the process
+        (the game's next move gets a fresh bot)."""
+        await self._acquire()
+        try:
+            process = self.bot_process(gid, record, spec)
+            seen = [(b.to_bytes(), a) for b, a in record.observations()] \
+                if spec.get("inference", "off") != "off" else None
+            loop = asyncio.get_running_loop()
+            ask = loop.run_in_executor(None, process.ask, record.core.to_bytes(), seen)
+            try:
+                status, value = await asyncio.shield(ask)
+            except asyncio.CancelledError:
+                if self.bots.get(gid) is process:
+                    self.end_bot(gid, kill=True)
+                else:
+                    process.kill()
+                raise
+        finally:
+            self._release()
+        if status != "ok":
+            self.end_bot(gid, kill=True)
+            raise RuntimeError(f"search failed: {value}")
+        return value
+
+    async def run(self, fn: Callable[..., Any], *args: Any,
+                  on_start: Callable[[], None] | None = None, counter: Any = None) -> Any:
+        await self._acquire()
         if on_start is not None:
             on_start()
         parent, child = self.ctx.Pipe(duplex=False)
@@ -123,11 +200,121 @@ class SearchPool:
             if proc.is_alive():
                 proc.kill()
             self.processes.discard(proc)
-            self.running -= 1
-            self._sem.release()
+            self._release()
         if status != "ok":
             raise RuntimeError(f"search failed: {value}")
         return value
+
+
+def _bot_child(conn: Any, params: dict[str, Any], spec: BotSpec, player: int,
+               seed: int) -> None:
+    """The search process of one game: builds the game's bot once, then
+    answers each ``("decide", core bytes, transitions)`` with ``("ok",
+    move)`` or ``("error", message)``; a ``("ponder", core bytes)`` starts
+    the bot thinking on the human's time (``GameBot.ponder``, on a thread,
+    within its cap), which the next message stops.  It ends at
+    ``("close",)`` or the end of the pipe."""
+    try:
+        bot = GameBot(params, spec, player, seed)
+    except BaseException as err:  # reported at the first request
+        bot, failure = None, f"{type(err).__name__}: {err}"
+    ponder: tuple[threading.Thread, threading.Event] | None = None
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return
+            if ponder is not None:           # whatever comes next, the ponder stops
+                ponder[1].set()
+                ponder[0].join()
+                ponder = None
+            if message[0] == "ponder":
+                if bot is not None:
+                    ponder = _start_ponder(bot, Core.from_bytes(bot.config, message[1]))
+                continue
+            if message[0] != "decide":
+                return
+            if bot is None:
+                conn.send(("error", failure))
+                continue
+            try:
+                config = bot.config
+                core = Core.from_bytes(config, message[1])
+                seen = [(Core.from_bytes(config, raw), a) for raw, a in message[2]] \
+                    if message[2] else None
+                conn.send(("ok", bot.decide(core, seen)))
+            except BaseException as err:  # reported to the server as a one-line message
+                conn.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        if ponder is not None:
+            ponder[1].set()
+            ponder[0].join()
+        if bot is not None:
+            bot.close()
+        conn.close()
+
+
+def _start_ponder(bot: GameBot, core: Core) -> tuple[threading.Thread, threading.Event]:
+    """The bot pondering ``core`` on a thread until the event is set."""
+    stop = threading.Event()
+
+    def run() -> None:
+        try:
+            bot.ponder(core, stop.is_set)
+        except Exception as err:  # noqa: BLE001 - a ponder that fails only loses its help
+            print(f"warning: pondering stopped: {type(err).__name__}: {err}", file=sys.stderr)
+
+    thread = threading.Thread(target=run, name="ponder", daemon=True)
+    thread.start()
+    return thread, stop
+
+
+class BotProcess:
+    """The search process of one game (:func:`_bot_child`), with the spec
+    and seed its bot was built with."""
+
+    def __init__(self, ctx: Any, record: GameRecord, spec: BotSpec):
+        self.spec = spec
+        self.seed = record.bot_seed()
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_bot_child, daemon=True,
+                                args=(child, record.setup.params, spec, record.bot_side,
+                                      self.seed))
+        self.proc.start()
+        child.close()
+
+    def fits(self, record: GameRecord, spec: BotSpec) -> bool:
+        """True if this process's bot is ``record``'s game's bot with ``spec``."""
+        return self.proc.is_alive() and self.spec == spec and self.seed == record.bot_seed()
+
+    def ponder(self, core_bytes: bytes) -> None:
+        """Starts the bot thinking on the human's time at this position."""
+        try:
+            self.conn.send(("ponder", core_bytes))
+        except OSError:
+            pass
+
+    def ask(self, core_bytes: bytes, seen: list[tuple[bytes, int]] | None) -> tuple[str, Any]:
+        """Sends one decision and waits for the answer (in a thread)."""
+        try:
+            self.conn.send(("decide", core_bytes, seen))
+            return self.conn.recv()
+        except (EOFError, OSError):
+            return ("error", "the game's search process ended without an answer")
+
+    def close(self) -> None:
+        """Asks the process to end (its bot gives back what it holds); it
+        is not waited for (``multiprocessing`` reaps it)."""
+        try:
+            self.conn.send(("close",))
+        except OSError:
+            self.proc.kill()
+        self.conn.close()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.conn.close()
 
 
 def _receive(conn: Any) -> tuple[str, Any]:
@@ -150,6 +337,7 @@ class ServerGame:
         self.record = record
         self.task: asyncio.Task | None = None          # the bot's move
         self.thinking_since: float | None = None
+        self.pondering_since: float | None = None      # the bot thinks on the human's time
         self.hint_task: asyncio.Future | None = None
         self.review: dict[str, Any] | None = None
         self.review_task: asyncio.Future | None = None
@@ -218,7 +406,7 @@ class GameStore:
         _private_folder(self.data_dir)
         self.limits = limits
         self.games: OrderedDict[str, ServerGame] = OrderedDict()  # loaded, least recent first
-        self.pool = SearchPool(limits.max_searches, limits.max_queued)
+        self.pool = SearchPool(limits.max_searches, limits.max_queued, limits.max_bots)
         self.load_errors: list[str] = []
         paths = sorted(self.data_dir.glob("game-*.json"), key=_modified)
         for path in paths[-limits.max_loaded:]:  # the most recent are loaded (and checked) now
@@ -255,6 +443,7 @@ class GameStore:
                 break
             if not any(not t.done() for t in self.games[gid].tasks()):
                 del self.games[gid]
+                self.pool.end_bot(gid)
 
     def _set_aside(self, path: Path, err: Exception) -> str:
         """Moves a save that cannot be loaded aside (renamed, never deleted),
@@ -340,7 +529,9 @@ class GameStore:
             record = new_record(variant=variant, human=SIDES.index(side), bot=spec, seed=seed)
         except ParameterError as err:
             raise RequestError(f"variant: {err}") from None
-        return self._add(record)
+        game = self._add(record)
+        self.ponder(game)
+        return game
 
     def read_upload(self, data: Any, name: str = "upload") -> GameRecord:
         """The game of an uploaded save file, replayed and checked (the
@@ -367,6 +558,7 @@ class GameStore:
         game = self.get(gid)
         game.cancel()
         del self.games[gid]
+        self.pool.end_bot(gid, kill=True)
         self.path(gid).unlink(missing_ok=True)
 
     def act(self, game: ServerGame, action: Any, version: Any) -> None:
@@ -380,6 +572,9 @@ class GameStore:
                                      "of the moves offered")
         record.human_act(action)
         self.autosave(game)
+        game.pondering_since = None
+        if record.status() == "over":
+            self.pool.end_bot(game.id)
 
     def undo(self, game: ServerGame) -> None:
         if game.task is not None and not game.task.done():
@@ -390,11 +585,13 @@ class GameStore:
         if not game.record.undo():
             raise RequestError("nothing to undo: you have made no decision yet")
         self.autosave(game)
+        self.ponder(game)
 
     def resign(self, game: ServerGame) -> None:
         game.record.resign()
         game.cancel()
         self.autosave(game)
+        self.pool.end_bot(game.id, kill=True)
 
     def set_time(self, game: ServerGame, seconds: Any) -> None:
         """The bot's seconds per move from now on."""
@@ -437,19 +634,33 @@ class GameStore:
             self.autosave(game)
             return
         spec = self.running_spec(game)
-        args = bot_request(record, spec)
+        game.pondering_since = None
         game.thinking_since = time.monotonic()
         try:
             if spec.searches:
-                result = await self.pool.run(bot_search, *args)
+                result = await self.pool.decide(game.id, record, spec)
             else:
-                result = bot_search(*args)
+                result = GameBot.for_record(record, spec).decide_record(record)
         finally:
             game.thinking_since = None
         if record.version() != version or game.id not in self.games:
             return  # undone or closed meanwhile: the move is for a position that is gone
         record.bot_act(result["action"], result["value"], result["alternatives"])
         self.autosave(game)
+        if record.status() == "over":
+            self.pool.end_bot(game.id)
+        self.ponder(game)
+
+    def ponder(self, game: ServerGame) -> None:
+        """At the human's decision, the game's bot thinks on the human's
+        time in its search process (``Limits.ponder``; a bot that searches
+        with a time budget), until its next decision or its cap; the view
+        says so (``pondering``)."""
+        game.pondering_since = None
+        if not self.limits.ponder or game.record.status() != "human":
+            return
+        if self.pool.ponder(game.id, game.record, self.running_spec(game)):
+            game.pondering_since = time.monotonic()
 
     async def hint(self, game: ServerGame) -> dict[str, Any]:
         record = game.record
@@ -502,3 +713,5 @@ class GameStore:
     async def shutdown(self) -> None:
         for game in self.games.values():
             game.cancel()
+        for gid in list(self.pool.bots):
+            self.pool.end_bot(gid, kill=True)

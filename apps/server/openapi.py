@@ -76,7 +76,10 @@ SCHEMAS: dict[str, Any] = {
             "seed": _INT, "bot_hand": _INT, "decks": _OBJ, "fragments": _OBJ, "rockets": _OBJ,
             "save_error": {"type": ["string", "null"]},
             "thinking": {"type": ["number", "null"],
-                         "description": "seconds the bot has been thinking, or null"}}},
+                         "description": "seconds the bot has been thinking, or null"},
+            "pondering": {"type": "boolean",
+                          "description": "the bot thinks on the human's time (its search "
+                                         "process ponders the human's decision)"}}},
     "Reference": {
         "type": "object", "description": "every card's full text and the rulings by number",
         "properties": {"cards": {"type": "array"}, "source": _STR,

@@ -260,6 +260,7 @@ def game_view(game: ServerGame, log_from: int = 0) -> dict[str, Any]:
     view.update(id=game.id, version=record.version(),
                 thinking=None if game.thinking_since is None
                 else round(time.monotonic() - game.thinking_since, 2),
+                pondering=game.pondering_since is not None,
                 save_error=game.save_error)
     return view
 

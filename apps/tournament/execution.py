@@ -30,7 +30,8 @@ from apps.tournament.chance import make_stream
 from apps.tournament.luck import LUCK_FIELD, LuckMeter
 from apps.tournament.scheduling import GameTask, derive
 from apps.tournament.store import close_inherited_locks
-from bots import make_bot
+from apps.gamebot import GameBot
+from bots import BotSpec
 from solver.errors import ParameterError
 from solver.vocabulary import SIDES
 
@@ -79,6 +80,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
         for bot in bots:
             if isinstance(bot, EngineBot):
                 bot.close(state if state.is_terminal() else None)
+            else:
+                bot.close()
     winner = 0 if state.returns()[0] > 0 else 1
     frags = state.core.scores()
     row = {"game": task.game, "pairing": task.pairing, "deal": task.deal,
@@ -96,11 +99,14 @@ def play_game(task: GameTask) -> dict[str, Any]:
 
 
 def make_player(spec: str, player: int, seed: int) -> Any:
-    """The bot of one seat: a built-in bot, or for ``cmd:COMMAND ARGS`` an
-    engine process speaking the engine protocol (apps.engine)."""
+    """The bot of one seat, kept for the whole game: a built-in bot as every
+    interface drives it (:class:`apps.gamebot.GameBot`, the table's
+    defaults), or for ``cmd:COMMAND ARGS`` an engine process speaking the
+    engine protocol (apps.engine)."""
     if is_external(spec):
         return EngineBot(spec, player, seed, _GAME)
-    return make_bot(spec, player, seed)
+    return GameBot(_GAME.get_parameters(), BotSpec.parse(spec), player, seed,
+                   interactive=False)
 
 
 # ---- backends ---------------------------------------------------------------------

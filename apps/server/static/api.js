@@ -157,6 +157,7 @@
  * @property {string} phase
  * @property {Record<string, number>} score by side
  * @property {"human" | "bot" | "review" | "over"} status
+ * @property {boolean} pondering the bot thinks on your time (its search goes on while you decide)
  * @property {boolean} can_undo
  * @property {boolean} can_resign
  * @property {string} you the human's side
