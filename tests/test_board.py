@@ -213,6 +213,21 @@ def test_a_link_is_checked_like_an_upload(client):
         assert res.status_code == 400 and res.json()["error"].startswith("code:"), code
 
 
+def test_a_link_nested_thousands_deep_is_a_400_not_a_500(client):
+    """Issue 46 point 14: a link whose JSON nests 5,000 deep (within the
+    link's length limit) was a RecursionError and a 500; it is read as a
+    request body is, and refused in one line."""
+    for raw in ("[" * 5000 + "]" * 5000, '{"table": ' + "[" * 5000 + "]" * 5000 + "}",
+                '{"a":' * 1800 + "1" + "}" * 1800, '{"turn": NaN}'):
+        code = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+        assert len(code) <= 16_000
+        res = client.post("/api/board/link/open", json={"code": code})
+        assert res.status_code == 400, res.text[:200]
+        error = res.json()["error"]
+        assert error.startswith("code:") and "\n" not in error and "Recursion" not in error
+    assert client.get("/api/bots").status_code == 200   # the server goes on
+
+
 def test_import_of_a_save_and_of_other_files(client):
     view = client.post("/api/games", json={"side": "german", "bot": "random", "seed": 4}).json()
     gid = view["id"]

@@ -34,6 +34,7 @@ from apps.record import FIRST_FORMAT, mask_hidden, record_from_json
 from apps.record import FORMAT as GAME_FORMAT
 from apps.saved import view_of
 from apps.server.games import GameStore, Limits, ServerGame
+from apps.server.http import parse_json
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
                            StateFormatError, UnknownAnalysisError)
@@ -166,11 +167,12 @@ def open_link(code: Any) -> dict[str, Any]:
         raise RequestError(f"code: {len(code)} characters, more than a position needs "
                            f"(at most {MAX_LINK})")
     try:
-        raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
-        data = json.loads(raw.decode("utf-8"))
+        text = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         raise RequestError("code: not a position link (expected base64url of a state's "
                            "JSON)") from None
+    # read as a request body is: a link nested thousands deep is refused, not recursed into
+    data = parse_json(text, "code", "code: not a position link (its JSON is malformed)")
     if not isinstance(data, dict):
         raise PositionError(f"{SOURCE}: $: expected a JSON object (a state), got "
                             f"{type(data).__name__}")
