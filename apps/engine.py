@@ -11,7 +11,8 @@ The contract is ``docs/engine-protocol.md``; both ends are here:
 
 What a player is sent is what that player may know (R25, R26): the game's
 parameters, each event as the player sees it (:func:`event_for`: the
-opponent's draws and secret redraw decision are masked), and, with each
+opponent's draws and secret redraw decision are masked, and the opponent's
+declines in private reaction windows are not sent at all, R29), and, with each
 request to act, the player's view of the position (``solver.state_io``
 format ``wildhorn-state/1``, which never holds the opponent's hand or a
 deck order) and the legal actions.
@@ -35,11 +36,12 @@ from typing import IO, Any
 import pyspiel
 
 import solver  # noqa: F401  (registers the game)
+from apps.record import DECLINE_TEXTS
 from bots import check_for_players, make_bot, parse_spec
 from solver import state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
-from solver.vocabulary import SIDES
+from solver.vocabulary import PRIVATE_WINDOWS, SIDES
 
 PROTOCOL = 1
 EXTERNAL_PREFIX = "cmd:"
@@ -54,11 +56,15 @@ class EngineError(WildhornError):
 
 # ---- what a player sees ------------------------------------------------------------
 
-def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
+def event_for(state: Any, action: int, player: int) -> dict[str, Any] | None:
     """The event ``action`` applied at ``state`` as ``player`` sees it: who
     acted (a side or ``chance``), the kind of chance event, and the action
     id and its text, or ``"action": null`` when it is hidden from
-    ``player`` (the opponent's draws, the opponent's secret redraw choice)."""
+    ``player`` (the opponent's draws, the opponent's secret redraw choice).
+    None when ``player`` observes nothing at all: the opponent's decline in
+    a private reaction window (Escort, Ambush!, Witnesses, Nurses,
+    Motorcycle; R29), where even a hidden event would tell that the window
+    opened, which it does only for a side holding such a card."""
     core = state.core
     if state.is_chance_node():
         event = {"by": "chance", "kind": core.phase}
@@ -72,7 +78,10 @@ def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
     event = {"by": SIDES[actor], "kind": core.phase}
     if core.phase == "redraw" and actor != player:
         return {**event, "action": None}
-    return {**event, "action": action, "text": core.action_string(actor, action)}
+    text = core.action_string(actor, action)
+    if actor != player and core.phase in PRIVATE_WINDOWS and text in DECLINE_TEXTS:
+        return None
+    return {**event, "action": action, "text": text}
 
 
 # ---- the server -------------------------------------------------------------------
@@ -270,7 +279,9 @@ class EngineBot:
         """Send the events of ``state``'s history not yet told, as this seat sees them."""
         history = state.history()
         for action in history[self.told:]:
-            self.send({"type": "observe", "event": event_for(self.shadow, action, self.player)})
+            event = event_for(self.shadow, action, self.player)
+            if event is not None:       # None: nothing this seat observes (R29)
+                self.send({"type": "observe", "event": event})
             self.shadow.apply_action(action)
         self.told = len(history)
 

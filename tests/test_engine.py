@@ -19,7 +19,9 @@ import solver  # noqa: F401
 from apps import tournament as T
 from apps.engine import EngineBot, EngineError, event_for, external_command, serve
 from solver import state_io
+from apps.record import DECLINE_TEXTS
 from solver.errors import ParameterError
+from solver.vocabulary import PRIVATE_WINDOWS
 
 GAME = pyspiel.load_game("wildhorn")
 ENGINE = f"cmd:{sys.executable} -m apps.cli engine --bot heuristic"
@@ -82,7 +84,9 @@ def test_events_hide_the_opponents_draws_and_redraw_choice():
         action = (rng.choice([a for a, _ in state.chance_outcomes()]) if state.is_chance_node()
                   else rng.choice(state.legal_actions()))
         for p in (0, 1):
-            seen[p].append(event_for(state, action, p))
+            event = event_for(state, action, p)
+            if event is not None:
+                seen[p].append(event)
         state.apply_action(action)
     for p in (0, 1):
         draws = [e for e in seen[p] if e["kind"] == "draw"]
@@ -92,6 +96,53 @@ def test_events_hide_the_opponents_draws_and_redraw_choice():
         assert redraws and all((e["action"] is None) == (e["by"] != ("polish", "german")[p])
                                for e in redraws)
         assert all(e["action"] is not None for e in seen[p] if e["kind"] in ("roll", "rocket"))
+
+
+def _settled_view(core, p):
+    """``p``'s observation of ``core`` (the core's information state string)
+    as the player at the table has it: while the opponent decides in a
+    private reaction window, nothing is shown, so the view is the one after
+    the decline (R29: declining looks like no window at all)."""
+    while (not core.is_terminal() and not core.is_chance() and core.current_player() != p
+           and core.phase in PRIVATE_WINDOWS):
+        core = core.copy()
+        core.apply(next(a for a in core.legal_actions()
+                        if core.action_string(core.current_player(), a) in DECLINE_TEXTS))
+    return core.info_string(p)
+
+
+def test_an_engine_is_told_exactly_what_its_player_observes():
+    """Issue 46 point 16: an event is sent to a seat exactly when its player's
+    observation (the core's information state string, as the table shows
+    it) changes; the opponent's declines of Escort, Ambush!, Witnesses,
+    Nurses and Motorcycle changed nothing the player sees, but were sent,
+    and a window opens only for a side holding such a card.  Checked on
+    every step of 20 seeded games, through the client's own sending."""
+    sent_total = withheld = 0
+    for seed in range(20):
+        state, rng = GAME.new_initial_state(), random.Random(seed)
+        seats = []
+        for p in (0, 1):
+            seat = EngineBot.__new__(EngineBot)          # the client, without a process
+            seat.player, seat.shadow, seat.told, seat.out = p, GAME.new_initial_state(), 0, []
+            seat.send = seat.out.append
+            seats.append(seat)
+        while not state.is_terminal():
+            action = (rng.choice([a for a, _ in state.chance_outcomes()])
+                      if state.is_chance_node() else rng.choice(state.legal_actions()))
+            before = state.core.copy()
+            state.apply_action(action)
+            for seat in seats:
+                count = len(seat.out)
+                seat.catch_up(state)
+                sent = len(seat.out) - count
+                observed = _settled_view(before, seat.player) != \
+                    _settled_view(state.core, seat.player)
+                assert sent == int(observed), (seed, before.phase, seat.player,
+                                               seat.out[count:])
+                sent_total += sent
+                withheld += not sent
+    assert sent_total > 5_000 and withheld > 50   # the windows were met, and withheld
 
 
 @pytest.mark.slow
