@@ -25,6 +25,7 @@ Messages (``type``), client to engine: ``hello``, ``new_game``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import selectors
 import shlex
@@ -41,6 +42,7 @@ from bots import check_for_players, make_bot, parse_spec
 from solver import state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
+from solver.jsonio import loads
 from solver.vocabulary import PRIVATE_WINDOWS, SIDES
 
 PROTOCOL = 1
@@ -124,7 +126,7 @@ class _Server:
         if not isinstance(params, dict):
             raise ParameterError(f"new_game.game: expected an object, got {describe_value(params)}")
         player = msg.get("player")
-        if player not in (0, 1):
+        if isinstance(player, bool) or player not in (0, 1):   # true is not German
             raise ParameterError(f"new_game.player: expected 0 (polish) or 1 (german), got "
                                  f"{describe_value(player)}")
         seed = msg.get("seed", 0)
@@ -140,7 +142,8 @@ class _Server:
         if self.bot is None:
             raise ParameterError("act: no game in progress (send new_game first)")
         legal = msg.get("legal")
-        if not isinstance(legal, list) or not legal:
+        if not isinstance(legal, list) or not legal or \
+                any(isinstance(a, bool) or not isinstance(a, int) for a in legal):
             raise ParameterError(f"act.legal: expected a list of action ids, got "
                                  f"{describe_value(legal)}")
         # the hidden cards of the position are a seeded draw consistent with the view
@@ -156,6 +159,19 @@ class _Server:
                 "value": None if value is None else [float(v) for v in value]}
 
 
+def _message(line: str) -> dict[str, Any]:
+    """One protocol line as a JSON object (strict numbers: no NaN or
+    Infinity); a line nested thousands deep is refused in one line, never
+    recursed into until the stack runs out."""
+    try:
+        msg = loads(line)
+    except RecursionError:
+        raise ParameterError("a line nested too deeply to read") from None
+    if not isinstance(msg, dict):
+        raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+    return msg
+
+
 def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
     """Run the engine protocol on ``inp``/``out`` until ``quit`` or the end
     of input.  A message the engine cannot use gets ``{"type": "error",
@@ -165,14 +181,14 @@ def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
         if not line.strip():
             continue
         try:
-            msg = json.loads(line)
-            if not isinstance(msg, dict):
-                raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+            msg = _message(line)
             if msg.get("type") == "quit":
                 return 0
             reply = server.handle(msg)
         except ValueError as err:                # WildhornError and JSON errors
             reply = {"type": "error", "message": one_line(str(err))}
+        except RecursionError:                   # a structure nested past Python's stack
+            reply = {"type": "error", "message": "a value nested too deeply to read"}
         if reply is not None:
             _send(out, reply)
     return 0
@@ -193,6 +209,13 @@ def external_command(spec: str) -> list[str]:
     if not words:
         raise ParameterError(f"bot {spec!r}: expected a command after {EXTERNAL_PREFIX}")
     return words
+
+
+def _probabilities(value: Any) -> bool:
+    """``value`` is [p_polish, p_german], two finite numbers in [0, 1]."""
+    return (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) and 0.0 <= v <= 1.0 for v in value))
 
 
 class EngineBot:
@@ -262,6 +285,9 @@ class EngineBot:
         raw = self.readline(timeout)
         try:
             reply = json.loads(raw)
+        except RecursionError:
+            raise self.died(f"answered {message['type']} with a line nested too deeply to "
+                            f"read") from None
         except ValueError:
             raise self.died(f"answered {message['type']} with a line that is not JSON: "
                             f"{one_line(raw.decode(errors='replace'))[:80]!r}") from None
@@ -295,9 +321,14 @@ class EngineBot:
             raise self.died(f"chose {describe_value(action)}, not a legal action "
                             f"(legal: {legal[:12]}{'...' if len(legal) > 12 else ''})")
         value = reply.get("value")
-        ok = (isinstance(value, list) and len(value) == 2
-              and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
-        return {"action": action, "policy": None, "value": value if ok else None}
+        if value is not None and not _probabilities(value):
+            # refused here, when received: a NaN or 1e308 kept in values.csv
+            # would break the calibration of every later report of the folder
+            raise self.died(f"answered act with value {one_line(json.dumps(value))[:80]}: "
+                            f"expected null or [p_polish, p_german], each a probability in "
+                            f"[0, 1]")
+        return {"action": action, "policy": None,
+                "value": None if value is None else [float(v) for v in value]}
 
     def step(self, state: Any) -> int:
         return self.analyse(state)["action"]

@@ -77,6 +77,81 @@ def test_the_server_reports_bad_messages_and_goes_on():
     assert "polish is not to move" not in messages[6] and "german is not to move" in messages[6]
 
 
+@pytest.mark.slow
+def test_a_line_nested_100000_deep_or_a_boolean_player_is_a_one_line_error():
+    """Issue 46 point 17: the engine command (a process, as a tournament
+    meets it) answers a line nested 100,000 deep, and ``"player": true``,
+    with a one-line error, and goes on answering."""
+    state = _decision()
+    lines = ["[" * 100_000 + "]" * 100_000,
+             '{"type": "act", "state": ' + '{"a":' * 100_000 + "1" + "}" * 100_000 + "}",
+             json.dumps({"type": "new_game", "game": {}, "player": True}),
+             json.dumps({"type": "new_game", "game": {}, "player": 0, "seed": 1}),
+             json.dumps({"type": "act", "state": state_io.to_json(state, 0),
+                         "legal": [True] + state.legal_actions()[1:]}),
+             json.dumps({"type": "hello", "protocol": 1}), json.dumps({"type": "quit"})]
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "engine", "--bot", "random"],
+                       input="\n".join(lines) + "\n", capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-300:]
+    replies = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["type"] for x in replies] == ["error", "error", "error", "ready", "error", "hello"]
+    assert "nested too deeply" in replies[0]["message"] == replies[1]["message"]
+    assert "new_game.player" in replies[2]["message"] and "got true" in replies[2]["message"]
+    assert "act.legal" in replies[4]["message"]
+
+
+def _valuer(tmp_path, value: str) -> str:
+    """An engine that plays its first legal action and answers ``value``
+    (JSON text, as written on the wire)."""
+    path = tmp_path / "valuer.py"
+    path.write_text("import sys, json\n"
+                    "for line in sys.stdin:\n"
+                    "    m = json.loads(line)\n"
+                    "    t = m['type']\n"
+                    "    if t == 'hello': print(json.dumps({'type': 'hello', 'protocol': 1}))\n"
+                    "    elif t == 'new_game': print(json.dumps({'type': 'ready'}))\n"
+                    "    elif t == 'act': print('{\"type\": \"action\", \"action\": %d, "
+                    "\"value\": %s}' % (m['legal'][0], " + repr(value) + "))\n"
+                    "    elif t == 'quit': break\n"
+                    "    sys.stdout.flush()\n")
+    return f"cmd:{sys.executable} {path}"
+
+
+@pytest.mark.parametrize("value", ["[NaN, Infinity]", "[1e308, -5]", "[0.5]", '"0.5"',
+                                   "[true, 0]", "[1.5, 0.2]"])
+def test_a_value_outside_0_1_is_refused_when_received(tmp_path, value):
+    """Issue 46 point 18: a value that is not two probabilities is the
+    engine's protocol error, refused at once (it used to reach values.csv
+    and break the calibration figure of every report of the folder)."""
+    bot = EngineBot(_valuer(tmp_path, value), 0, 1, GAME)
+    try:
+        with pytest.raises(EngineError, match=r"answered act with value .*each a probability "
+                                              r"in \[0, 1\]"):
+            bot.analyse(_decision())
+    finally:
+        bot.close()
+    good = EngineBot(_valuer(tmp_path, "[0.25, 1]"), 0, 1, GAME)
+    try:
+        assert good.analyse(_decision())["value"] == [0.25, 1.0]
+    finally:
+        good.close()
+
+
+@pytest.mark.slow
+def test_a_tournament_with_a_nan_valuer_stops_in_one_line_and_its_folder_reports(tmp_path):
+    """Issue 46 point 18 as a tournament meets it: one line, exit 2, no
+    value row written; the folder's games so far still give standings."""
+    out = tmp_path / "t"
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "tournament", "--bots",
+                        f"{_valuer(tmp_path, '[NaN, Infinity]')};random", "--games", "2",
+                        "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-500:]
+    assert len(r.stderr.strip().splitlines()) == 1 and "each a probability" in r.stderr
+    values = out / "values.csv"
+    assert not values.exists() or "nan" not in values.read_text().lower()
+
+
 def test_events_hide_the_opponents_draws_and_redraw_choice():
     state, rng = GAME.new_initial_state(), random.Random(4)
     seen = {0: [], 1: []}
