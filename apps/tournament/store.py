@@ -517,12 +517,14 @@ def _command() -> str:
 
 
 def _holder(fd: int) -> str:
-    """The running run's pid, start time and command, as it wrote them."""
+    """The running run's pid, start time and command (or the address a
+    server gave, :class:`FolderLock`'s ``about``), as it wrote them."""
     try:
         info = json.loads(os.pread(fd, 4096, 0).decode())
-        return (f"pid {int(info['pid'])}, started {one_line(str(info['started']))}, "
-                f"command: {one_line(str(info['command']))[:COMMAND_LIMIT + 3]}")
-    except (OSError, ValueError, KeyError, TypeError):
+        where = (f"at {one_line(str(info['address']))[:COMMAND_LIMIT]}" if "address" in info
+                 else f"command: {one_line(str(info['command']))[:COMMAND_LIMIT + 3]}")
+        return f"pid {int(info['pid'])}, started {one_line(str(info['started']))}, {where}"
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return "a run that has not written its details yet"
 
 
@@ -534,12 +536,19 @@ class FolderLock:
     removed at the end; after a kill the OS releases the lock and the file is
     left behind, and the next run takes it over.  ``name`` is the lock
     file's name and ``what`` the kind of run in the refusal (``wildhorn-solve
-    train`` locks its folder with ``train.lock``, "training")."""
+    train`` locks its folder with ``train.lock``, "training run";
+    ``wildhorn-solve serve`` its data folder with ``serve.lock``, "server"),
+    ``advice`` what the refusal suggests; ``about`` is written beside the pid
+    (a server's ``address``, named in the refusal instead of the command)."""
 
-    def __init__(self, folder: Path | str, name: str = LOCK_NAME, what: str = "tournament"):
+    def __init__(self, folder: Path | str, name: str = LOCK_NAME, what: str = "tournament run",
+                 advice: str = "let it finish or stop it, or use another --out",
+                 about: dict[str, str] | None = None):
         self.folder = Path(folder)
         self.path = self.folder / name
         self.what = what
+        self.advice = advice
+        self.about = dict(about or {})
         self.fd: int | None = None
 
     def __enter__(self) -> "FolderLock":
@@ -551,9 +560,8 @@ class FolderLock:
             except BlockingIOError:
                 holder = _holder(fd)
                 os.close(fd)
-                raise FolderInUseError(f"{self.folder} is in use by another {self.what} run "
-                                       f"({holder}): let it finish or stop it, or use "
-                                       f"another --out") from None
+                raise FolderInUseError(f"{self.folder} is in use by another {self.what} "
+                                       f"({holder}): {self.advice}") from None
             except BaseException:
                 os.close(fd)
                 raise
@@ -569,7 +577,8 @@ class FolderLock:
         self.fd = fd
         _HELD[fd] = os.getpid()
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        info = json.dumps({"pid": os.getpid(), "started": started, "command": _command()})
+        info = json.dumps({"pid": os.getpid(), "started": started, "command": _command(),
+                           **self.about})
         os.ftruncate(fd, 0)
         os.pwrite(fd, (info + "\n").encode(), 0)
         return self
