@@ -84,10 +84,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
     """A socket bound to ``host``:``port`` and listening, made before
     anything is printed or created: a port in use (another server's), or
     one this user may not take, is a one-line ParameterError."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET   # as uvicorn binds
     try:
-        infos = socket.getaddrinfo(host.strip("[]"), port, family if ":" in host else 0,
-                                   socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(host.strip("[]"), port, family, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as err:
         raise ParameterError(f"--host {host}: not an address of this machine "
                              f"({getattr(err, 'strerror', None) or err})") from None
