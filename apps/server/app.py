@@ -56,6 +56,7 @@ def create_app(data_dir: str | os.PathLike | None = None, limits: Limits = Limit
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
+        _warm(store)
         yield
         analyses.shutdown()
         await store.shutdown()
@@ -105,6 +106,16 @@ def listening_socket(host: str, port: int) -> socket.socket:
                              f"{err.strerror or err}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def _warm(store: GameStore) -> None:
+    """Starts the search processes' fork server with the server, so that
+    its imports are not paid by the first bot move (1.4 s measured: a move
+    capped at 10 s answered in 11.4 s)."""
+    ctx = getattr(store.pool, "ctx", None)
+    if ctx is not None and ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+        forkserver.ensure_running()
 
 
 def run(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False,
