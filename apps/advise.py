@@ -79,7 +79,8 @@ from apps.narration import roll_needed
 from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
-from bots import Observations, SearchBot
+from bots import Observations, SearchBot, _budget
+from bots.base import ENDGAME_SHARE
 from solver import CARDS_PER_SIDE, Core, decode_action
 from solver.errors import ParameterError, StateFormatError
 from solver.vocabulary import (PRIVATE_WINDOWS, SIDE_TITLES as TITLES, SIDES, STEAL_KINDS,
@@ -335,7 +336,8 @@ ADVISE_ENDGAME_NODES_PER_ITERATION = 500
 def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
            iterations: int | None = None, seed: int = 0, responses: bool = True,
            opponent: str = "search", keep_positions: bool = False,
-           opponent_plays: list[tuple[Core, int]] | None = None) -> dict[str, Any]:
+           opponent_plays: list[tuple[Core, int]] | None = None,
+           max_seconds: float | None = None) -> dict[str, Any]:
     """Searches ``state`` (a pyspiel WildhornState or a core position at a
     decision) and returns the advice as a JSON-ready dict.
 
@@ -346,7 +348,12 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     ``opponent``: "search" (the opponent model of the module docstring) or
     "heuristic" (the heuristic bot's choice in every world, cheaper).
     ``keep_positions``: the answer also holds, under ``"_positions"``, the
-    core position behind every answer (for the bench; not JSON)."""
+    core position behind every answer (for the bench; not JSON).
+    ``max_seconds``: a ceiling on the time of any budget, as a host caps a
+    bot's move (the web server's board): the main search, the exact
+    solver's share included, stops at it whatever its iterations, and the
+    responses (searched, or read from an exact solve) at as many seconds
+    again; the time is ``bots._budget``'s clock, which tests replace."""
     core: Core = state.core if hasattr(state, "core") else state
     if core.is_terminal() or core.is_chance():
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
@@ -364,6 +371,10 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         bot = bot_from_options(name, options, player, seed, interactive=True)
     else:
         bot = make_bot(bot_spec, player, seed, interactive=True)
+    if isinstance(bot, SearchBot) and max_seconds is not None:
+        # an iteration budget's solver counts nodes (50M at 200,000
+        # iterations: most of a minute): the ceiling bounds it in time too
+        bot.time = min(bot.time, max_seconds) if bot.time else float(max_seconds)
     if isinstance(bot, SearchBot):
         bot.endgame_every_action = True   # an exact answer gives every action's value
         # a person asking would rather wait a second for an exact answer:
@@ -377,9 +388,10 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     else:
         result = bot.analyse(core)
     if result.get("exact"):
+        deadline = None if max_seconds is None else _budget.clock() + max_seconds
         return _exact_advice(core, bot, result, bot_spec, _spec_text(name, options), seed,
                              responses, {k: options[k] for k in ("time", "iterations")
-                                         if k in options})
+                                         if k in options}, deadline)
     # a mixed-strategy bot plays a sampled action; the advice names its most likely one
     recommended = result.get("best", result["action"])
     name_of = lambda a: core.action_string(player, a)  # noqa: E731
@@ -439,6 +451,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         t0 = perf_counter()
         # a time budget also bounds the responses' searches: as many seconds again
         seconds = options["time"] if "iterations" not in options else 0.0
+        if max_seconds is not None:
+            seconds = min(seconds, max_seconds) if seconds else float(max_seconds)
         planner = _Planner(bot, core, player, seed, stats["iterations"], opponent, seconds)
         candidates = _candidates(rows, recommended)
         shares = [0.7, 0.15, 0.15] if len(candidates) == 3 else [0.8, 0.2] \
@@ -462,8 +476,8 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
 
 
 def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: str,
-                  spec: str, seed: int, responses: bool, budget: dict[str, Any]
-                  ) -> dict[str, Any]:
+                  spec: str, seed: int, responses: bool, budget: dict[str, Any],
+                  deadline: float | None = None) -> dict[str, Any]:
     """The advice when the bot solved the position exactly (``endgame=exact``
     and the position in the solvable region, exact.endgame): every action's
     exact win probability (no interval: ``stderr`` 0, the interval a point),
@@ -498,14 +512,14 @@ def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: 
     if not responses:
         out["responses_note"] = "responses not asked for"
         return out
-    plan, note = _exact_responses(core, bot, best)
+    plan, note = _exact_responses(core, bot, best, deadline)
     out["responses"], out["responses_note"] = plan, note
     by_id = {r["id"]: r for r in actions}
     by_id[best]["responses"], by_id[best]["responses_note"] = plan, note
     return out
 
 
-def _exact_responses(core: Core, bot: SearchBot, action: int
+def _exact_responses(core: Core, bot: SearchBot, action: int, deadline: float | None = None
                      ) -> tuple[list[dict[str, Any]], str | None]:
     """The opponent's exact best replies before the player's next free
     decision after ``action`` (the player's own choices inside the action's
@@ -520,7 +534,18 @@ def _exact_responses(core: Core, bot: SearchBot, action: int
     replies: dict[int, dict[str, Any]] = {}
 
     def best_of(s: Core) -> tuple[int, float] | None:
-        solution, _ = bot.solve_exactly(s)
+        if deadline is None:
+            solution, _ = bot.solve_exactly(s)
+        else:   # each solve within what is left before ``deadline`` (on the bots' clock)
+            left = deadline - _budget.clock()
+            if left <= 0:
+                return None
+            budget = bot.time
+            bot.time = min(budget, left / ENDGAME_SHARE) if budget else left / ENDGAME_SHARE
+            try:
+                solution, _ = bot.solve_exactly(s)
+            finally:
+                bot.time = budget
         if solution is None or not solution.complete:
             return None
         return solution.best, solution.value

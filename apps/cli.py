@@ -162,8 +162,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ParameterError(f"--port: expected a port number 0-65535, got {args.port}")
+    if args.new_token and args.no_token:
+        raise ParameterError("--new-token and --no-token: give one of them")
     return server_app.run(host=args.host, port=args.port, open_browser=args.open, data=args.data,
-                          token=not args.no_token, ponder=not args.no_ponder)
+                          token=not args.no_token, new_token=args.new_token,
+                          ponder=not args.no_ponder)
 
 
 def _choices(flag: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -479,7 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="play against the bot in a web browser",
         description="A local web server with the game table: open the address it prints, "
                     "which holds the server's token (http://127.0.0.1:8000/?token=...); "
-                    "scripts send it as 'Authorization: Bearer TOKEN'. Every move is saved "
+                    "scripts send it as 'Authorization: Bearer TOKEN'. The token is kept in "
+                    "the data folder (the file 'token', mode 0600), so a restart keeps an "
+                    "open page working; --new-token makes a new one. One server per data "
+                    "folder: a second is refused with the first's pid and address; a port in "
+                    "use is refused before anything is made. Every move is saved "
                     "in the data folder before the server answers it: games survive a "
                     "restart. A new game's seed (draws, dice, the bot's searches) is a random "
                     "one unless the request gives one (POST /api/games {\"seed\": N}); it is "
@@ -496,6 +503,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the bot does not think on your time (by default it searches while "
                             "you decide, up to 10 of its moves' time or 30 s, and what it found "
                             "serves its next move)")
+    serve.add_argument("--new-token", action="store_true",
+                       help="make a new token instead of the one kept in the data folder "
+                            "(pages opened with the old one must be opened again)")
     serve.add_argument("--no-token", action="store_true",
                        help="serve without a token (for scripts on a machine you trust: any "
                             "program here, and any web page that reaches the port, can then "

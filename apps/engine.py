@@ -11,7 +11,8 @@ The contract is ``docs/engine-protocol.md``; both ends are here:
 
 What a player is sent is what that player may know (R25, R26): the game's
 parameters, each event as the player sees it (:func:`event_for`: the
-opponent's draws and secret redraw decision are masked), and, with each
+opponent's draws and secret redraw decision are masked, and the opponent's
+declines in private reaction windows are not sent at all, R29), and, with each
 request to act, the player's view of the position (``solver.state_io``
 format ``wildhorn-state/1``, which never holds the opponent's hand or a
 deck order) and the legal actions.
@@ -24,6 +25,7 @@ Messages (``type``), client to engine: ``hello``, ``new_game``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import selectors
 import shlex
@@ -36,11 +38,13 @@ import pyspiel
 
 import solver  # noqa: F401  (registers the game)
 from apps.gamebot import GameBot
+from apps.record import DECLINE_TEXTS
 from bots import BotSpec, check_for_players, parse_spec
 from solver import Core, state_io
 from solver.errors import ParameterError, WildhornError, describe_value, one_line
 from solver.game import check_params
-from solver.vocabulary import SIDES
+from solver.jsonio import loads
+from solver.vocabulary import PRIVATE_WINDOWS, SIDES
 
 PROTOCOL = 1
 EXTERNAL_PREFIX = "cmd:"
@@ -55,11 +59,15 @@ class EngineError(WildhornError):
 
 # ---- what a player sees ------------------------------------------------------------
 
-def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
+def event_for(state: Any, action: int, player: int) -> dict[str, Any] | None:
     """The event ``action`` applied at ``state`` as ``player`` sees it: who
     acted (a side or ``chance``), the kind of chance event, and the action
     id and its text, or ``"action": null`` when it is hidden from
-    ``player`` (the opponent's draws, the opponent's secret redraw choice)."""
+    ``player`` (the opponent's draws, the opponent's secret redraw choice).
+    None when ``player`` observes nothing at all: the opponent's decline in
+    a private reaction window (Escort, Ambush!, Witnesses, Nurses,
+    Motorcycle; R29), where even a hidden event would tell that the window
+    opened, which it does only for a side holding such a card."""
     core = state.core
     if state.is_chance_node():
         event = {"by": "chance", "kind": core.phase}
@@ -73,7 +81,10 @@ def event_for(state: Any, action: int, player: int) -> dict[str, Any]:
     event = {"by": SIDES[actor], "kind": core.phase}
     if core.phase == "redraw" and actor != player:
         return {**event, "action": None}
-    return {**event, "action": action, "text": core.action_string(actor, action)}
+    text = core.action_string(actor, action)
+    if actor != player and core.phase in PRIVATE_WINDOWS and text in DECLINE_TEXTS:
+        return None
+    return {**event, "action": action, "text": text}
 
 
 def with_moves(core: Core, moves: Any) -> Core:
@@ -134,7 +145,7 @@ class _Server:
         if not isinstance(params, dict):
             raise ParameterError(f"new_game.game: expected an object, got {describe_value(params)}")
         player = msg.get("player")
-        if player not in (0, 1):
+        if isinstance(player, bool) or player not in (0, 1):   # true is not German
             raise ParameterError(f"new_game.player: expected 0 (polish) or 1 (german), got "
                                  f"{describe_value(player)}")
         seed = msg.get("seed", 0)
@@ -157,7 +168,8 @@ class _Server:
         if self.bot is None:
             raise ParameterError("act: no game in progress (send new_game first)")
         legal = msg.get("legal")
-        if not isinstance(legal, list) or not legal:
+        if not isinstance(legal, list) or not legal or \
+                any(isinstance(a, bool) or not isinstance(a, int) for a in legal):
             raise ParameterError(f"act.legal: expected a list of action ids, got "
                                  f"{describe_value(legal)}")
         # the hidden cards of the position are a seeded draw consistent with the view
@@ -171,6 +183,19 @@ class _Server:
         return {"type": "action", "action": result["action"], "value": result["value"]}
 
 
+def _message(line: str) -> dict[str, Any]:
+    """One protocol line as a JSON object (strict numbers: no NaN or
+    Infinity); a line nested thousands deep is refused in one line, never
+    recursed into until the stack runs out."""
+    try:
+        msg = loads(line)
+    except RecursionError:
+        raise ParameterError("a line nested too deeply to read") from None
+    if not isinstance(msg, dict):
+        raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+    return msg
+
+
 def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
     """Run the engine protocol on ``inp``/``out`` until ``quit`` or the end
     of input.  A message the engine cannot use gets ``{"type": "error",
@@ -180,14 +205,14 @@ def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
         if not line.strip():
             continue
         try:
-            msg = json.loads(line)
-            if not isinstance(msg, dict):
-                raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+            msg = _message(line)
             if msg.get("type") == "quit":
                 return 0
             reply = server.handle(msg)
         except ValueError as err:                # WildhornError and JSON errors
             reply = {"type": "error", "message": one_line(str(err))}
+        except RecursionError:                   # a structure nested past Python's stack
+            reply = {"type": "error", "message": "a value nested too deeply to read"}
         if reply is not None:
             _send(out, reply)
     return 0
@@ -208,6 +233,13 @@ def external_command(spec: str) -> list[str]:
     if not words:
         raise ParameterError(f"bot {spec!r}: expected a command after {EXTERNAL_PREFIX}")
     return words
+
+
+def _probabilities(value: Any) -> bool:
+    """``value`` is [p_polish, p_german], two finite numbers in [0, 1]."""
+    return (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) and 0.0 <= v <= 1.0 for v in value))
 
 
 class EngineBot:
@@ -277,6 +309,9 @@ class EngineBot:
         raw = self.readline(timeout)
         try:
             reply = json.loads(raw)
+        except RecursionError:
+            raise self.died(f"answered {message['type']} with a line nested too deeply to "
+                            f"read") from None
         except ValueError:
             raise self.died(f"answered {message['type']} with a line that is not JSON: "
                             f"{one_line(raw.decode(errors='replace'))[:80]!r}") from None
@@ -294,7 +329,9 @@ class EngineBot:
         """Send the events of ``state``'s history not yet told, as this seat sees them."""
         history = state.history()
         for action in history[self.told:]:
-            self.send({"type": "observe", "event": event_for(self.shadow, action, self.player)})
+            event = event_for(self.shadow, action, self.player)
+            if event is not None:       # None: nothing this seat observes (R29)
+                self.send({"type": "observe", "event": event})
             self.shadow.apply_action(action)
         self.told = len(history)
 
@@ -309,9 +346,14 @@ class EngineBot:
             raise self.died(f"chose {describe_value(action)}, not a legal action "
                             f"(legal: {legal[:12]}{'...' if len(legal) > 12 else ''})")
         value = reply.get("value")
-        ok = (isinstance(value, list) and len(value) == 2
-              and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
-        return {"action": action, "policy": None, "value": value if ok else None}
+        if value is not None and not _probabilities(value):
+            # refused here, when received: a NaN or 1e308 kept in values.csv
+            # would break the calibration of every later report of the folder
+            raise self.died(f"answered act with value {one_line(json.dumps(value))[:80]}: "
+                            f"expected null or [p_polish, p_german], each a probability in "
+                            f"[0, 1]")
+        return {"action": action, "policy": None,
+                "value": None if value is None else [float(v) for v in value]}
 
     def step(self, state: Any) -> int:
         return self.analyse(state)["action"]

@@ -696,7 +696,7 @@ def train(out: str, games: int, data: DataParams, fit_params: FitParams, jobs: i
     if len(set(map(str, add_data))) < len(add_data):
         raise ParameterError("--add-data: the same folder twice")
     added = [load_added(str(f), folder, data) for f in add_data]   # refused before anything
-    with FolderLock(folder, LOCK, "training"):
+    with FolderLock(folder, LOCK, "training run"):
         check_folder(folder, data)
         gen_seconds = generate(folder, games, data, jobs, backend, address, progress)
         rows = load_data(folder, games, data)

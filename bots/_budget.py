@@ -11,7 +11,7 @@ from math import sqrt
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
-CHUNK = 16  # iterations between two looks at the clock (a few ms: a move overruns its time by less)
+CHUNK = 64  # iterations between two looks at the clock
 clock: Callable[[], float] = perf_counter  # the time source (tests replace it)
 # Called, when set, with the iterations of each chunk as it ends, in the
 # thread that ran it (so it must be thread-safe): how an application shows

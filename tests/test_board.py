@@ -213,6 +213,21 @@ def test_a_link_is_checked_like_an_upload(client):
         assert res.status_code == 400 and res.json()["error"].startswith("code:"), code
 
 
+def test_a_link_nested_thousands_deep_is_a_400_not_a_500(client):
+    """Issue 46 point 14: a link whose JSON nests 5,000 deep (within the
+    link's length limit) was a RecursionError and a 500; it is read as a
+    request body is, and refused in one line."""
+    for raw in ("[" * 5000 + "]" * 5000, '{"table": ' + "[" * 5000 + "]" * 5000 + "}",
+                '{"a":' * 1800 + "1" + "}" * 1800, '{"turn": NaN}'):
+        code = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+        assert len(code) <= 16_000
+        res = client.post("/api/board/link/open", json={"code": code})
+        assert res.status_code == 400, res.text[:200]
+        error = res.json()["error"]
+        assert error.startswith("code:") and "\n" not in error and "Recursion" not in error
+    assert client.get("/api/bots").status_code == 200   # the server goes on
+
+
 def test_import_of_a_save_and_of_other_files(client):
     view = client.post("/api/games", json={"side": "german", "bot": "random", "seed": 4}).json()
     gid = view["id"]
@@ -278,6 +293,61 @@ def test_progress_of_an_analysis_as_server_sent_events(client):
         assert v["phase"] in ("queued", "main search", "responses")
         assert v["progress"] is None or 0.0 <= v["progress"] < 1.0
     assert client.get("/api/board/analyses/nope/events").status_code == 404
+
+
+def test_analyses_over_the_limit_are_refused_at_once_with_429(tmp_path):
+    """Issue 46 point 15: 40 posts were all answered 200, then 14 said "busy"
+    and 8 were "unknown analysis ... finished long ago"; now those over the
+    pool's room (running + waiting) are refused at once, and every
+    accepted one runs to its end and can be read."""
+    from starlette.testclient import TestClient
+
+    from apps.server.app import create_app
+    from apps.server.games import Limits
+    limits = Limits(max_iterations=60, max_searches=1, max_queued=2, max_threads=1)
+    with TestClient(create_app(tmp_path / "data", limits)) as c:
+        answers = [c.post("/api/board/analyses", json={"state": ESCORT, "iterations": 50,
+                                                       "seed": k}) for k in range(40)]
+        accepted = [r.json()["id"] for r in answers if r.status_code == 200]
+        refused = [r for r in answers if r.status_code != 200]
+        assert len(accepted) == 3, [r.status_code for r in answers]
+        assert all(r.status_code == 429 and "busy" in r.json()["error"] for r in refused)
+        for jid in accepted:
+            assert wait(c, jid)["status"] == "done"
+        # room again once they are done
+        assert c.post("/api/board/analyses", json={"state": ESCORT, "iterations": 50}
+                      ).status_code == 200
+
+
+class _FakeClock:
+    """The bots' clock (``bots._budget.clock``), each reading ``step`` seconds on."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 1000.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_an_analysis_at_the_maximum_iterations_is_capped_in_time_solver_included(
+        monkeypatch):
+    """Issue 46 point 15: at 200,000 iterations on a last-turn position an
+    analysis ran 67-71 s, 55 s of it in the exact solver, whose budget
+    counted nodes only.  On an injected clock (each reading 0.25 s later),
+    the search with the solver's share stops at the cap and the responses
+    at as much again."""
+    from bots import _budget
+    from apps.server.board import board_search
+    clock = _FakeClock(0.25)
+    monkeypatch.setattr(_budget, "clock", clock)
+    state = json.loads((ROOT / "examples" / "polish-last-turn-search.json").read_text())
+    start = clock.now
+    result = board_search(state, 1, 200_000, 2_000_000, 1, max_seconds=10.0)
+    elapsed = clock.now - start
+    assert elapsed <= 2 * 10.0 + 2.0, elapsed      # the cap, then the responses' cap
+    assert not result.get("exact") and result["stats"]["iterations"] < 200_000
+    assert result["stats"]["seconds"] <= 10.0 + 0.5
 
 
 def test_progress_phases():

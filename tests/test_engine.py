@@ -20,7 +20,9 @@ from apps import tournament as T
 from apps.engine import EngineBot, EngineError, event_for, external_command, serve
 from bots import make_bot
 from solver import state_io
+from apps.record import DECLINE_TEXTS
 from solver.errors import ParameterError
+from solver.vocabulary import PRIVATE_WINDOWS
 
 GAME = pyspiel.load_game("wildhorn")
 ENGINE = f"cmd:{sys.executable} -m apps.cli engine --bot heuristic"
@@ -76,6 +78,81 @@ def test_the_server_reports_bad_messages_and_goes_on():
     assert "polish is not to move" not in messages[6] and "german is not to move" in messages[6]
 
 
+@pytest.mark.slow
+def test_a_line_nested_100000_deep_or_a_boolean_player_is_a_one_line_error():
+    """Issue 46 point 17: the engine command (a process, as a tournament
+    meets it) answers a line nested 100,000 deep, and ``"player": true``,
+    with a one-line error, and goes on answering."""
+    state = _decision()
+    lines = ["[" * 100_000 + "]" * 100_000,
+             '{"type": "act", "state": ' + '{"a":' * 100_000 + "1" + "}" * 100_000 + "}",
+             json.dumps({"type": "new_game", "game": {}, "player": True}),
+             json.dumps({"type": "new_game", "game": {}, "player": 0, "seed": 1}),
+             json.dumps({"type": "act", "state": state_io.to_json(state, 0),
+                         "legal": [True] + state.legal_actions()[1:]}),
+             json.dumps({"type": "hello", "protocol": 1}), json.dumps({"type": "quit"})]
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "engine", "--bot", "random"],
+                       input="\n".join(lines) + "\n", capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-300:]
+    replies = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["type"] for x in replies] == ["error", "error", "error", "ready", "error", "hello"]
+    assert "nested too deeply" in replies[0]["message"] == replies[1]["message"]
+    assert "new_game.player" in replies[2]["message"] and "got true" in replies[2]["message"]
+    assert "act.legal" in replies[4]["message"]
+
+
+def _valuer(tmp_path, value: str) -> str:
+    """An engine that plays its first legal action and answers ``value``
+    (JSON text, as written on the wire)."""
+    path = tmp_path / "valuer.py"
+    path.write_text("import sys, json\n"
+                    "for line in sys.stdin:\n"
+                    "    m = json.loads(line)\n"
+                    "    t = m['type']\n"
+                    "    if t == 'hello': print(json.dumps({'type': 'hello', 'protocol': 1}))\n"
+                    "    elif t == 'new_game': print(json.dumps({'type': 'ready'}))\n"
+                    "    elif t == 'act': print('{\"type\": \"action\", \"action\": %d, "
+                    "\"value\": %s}' % (m['legal'][0], " + repr(value) + "))\n"
+                    "    elif t == 'quit': break\n"
+                    "    sys.stdout.flush()\n")
+    return f"cmd:{sys.executable} {path}"
+
+
+@pytest.mark.parametrize("value", ["[NaN, Infinity]", "[1e308, -5]", "[0.5]", '"0.5"',
+                                   "[true, 0]", "[1.5, 0.2]"])
+def test_a_value_outside_0_1_is_refused_when_received(tmp_path, value):
+    """Issue 46 point 18: a value that is not two probabilities is the
+    engine's protocol error, refused at once (it used to reach values.csv
+    and break the calibration figure of every report of the folder)."""
+    bot = EngineBot(_valuer(tmp_path, value), 0, 1, GAME)
+    try:
+        with pytest.raises(EngineError, match=r"answered act with value .*each a probability "
+                                              r"in \[0, 1\]"):
+            bot.analyse(_decision())
+    finally:
+        bot.close()
+    good = EngineBot(_valuer(tmp_path, "[0.25, 1]"), 0, 1, GAME)
+    try:
+        assert good.analyse(_decision())["value"] == [0.25, 1.0]
+    finally:
+        good.close()
+
+
+@pytest.mark.slow
+def test_a_tournament_with_a_nan_valuer_stops_in_one_line_and_its_folder_reports(tmp_path):
+    """Issue 46 point 18 as a tournament meets it: one line, exit 2, no
+    value row written; the folder's games so far still give standings."""
+    out = tmp_path / "t"
+    r = subprocess.run([sys.executable, "-m", "apps.cli", "tournament", "--bots",
+                        f"{_valuer(tmp_path, '[NaN, Infinity]')};random", "--games", "2",
+                        "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-500:]
+    assert len(r.stderr.strip().splitlines()) == 1 and "each a probability" in r.stderr
+    values = out / "values.csv"
+    assert not values.exists() or "nan" not in values.read_text().lower()
+
+
 def test_events_hide_the_opponents_draws_and_redraw_choice():
     state, rng = GAME.new_initial_state(), random.Random(4)
     seen = {0: [], 1: []}
@@ -83,7 +160,9 @@ def test_events_hide_the_opponents_draws_and_redraw_choice():
         action = (rng.choice([a for a, _ in state.chance_outcomes()]) if state.is_chance_node()
                   else rng.choice(state.legal_actions()))
         for p in (0, 1):
-            seen[p].append(event_for(state, action, p))
+            event = event_for(state, action, p)
+            if event is not None:
+                seen[p].append(event)
         state.apply_action(action)
     for p in (0, 1):
         draws = [e for e in seen[p] if e["kind"] == "draw"]
@@ -93,6 +172,53 @@ def test_events_hide_the_opponents_draws_and_redraw_choice():
         assert redraws and all((e["action"] is None) == (e["by"] != ("polish", "german")[p])
                                for e in redraws)
         assert all(e["action"] is not None for e in seen[p] if e["kind"] in ("roll", "rocket"))
+
+
+def _settled_view(core, p):
+    """``p``'s observation of ``core`` (the core's information state string)
+    as the player at the table has it: while the opponent decides in a
+    private reaction window, nothing is shown, so the view is the one after
+    the decline (R29: declining looks like no window at all)."""
+    while (not core.is_terminal() and not core.is_chance() and core.current_player() != p
+           and core.phase in PRIVATE_WINDOWS):
+        core = core.copy()
+        core.apply(next(a for a in core.legal_actions()
+                        if core.action_string(core.current_player(), a) in DECLINE_TEXTS))
+    return core.info_string(p)
+
+
+def test_an_engine_is_told_exactly_what_its_player_observes():
+    """Issue 46 point 16: an event is sent to a seat exactly when its player's
+    observation (the core's information state string, as the table shows
+    it) changes; the opponent's declines of Escort, Ambush!, Witnesses,
+    Nurses and Motorcycle changed nothing the player sees, but were sent,
+    and a window opens only for a side holding such a card.  Checked on
+    every step of 20 seeded games, through the client's own sending."""
+    sent_total = withheld = 0
+    for seed in range(20):
+        state, rng = GAME.new_initial_state(), random.Random(seed)
+        seats = []
+        for p in (0, 1):
+            seat = EngineBot.__new__(EngineBot)          # the client, without a process
+            seat.player, seat.shadow, seat.told, seat.out = p, GAME.new_initial_state(), 0, []
+            seat.send = seat.out.append
+            seats.append(seat)
+        while not state.is_terminal():
+            action = (rng.choice([a for a, _ in state.chance_outcomes()])
+                      if state.is_chance_node() else rng.choice(state.legal_actions()))
+            before = state.core.copy()
+            state.apply_action(action)
+            for seat in seats:
+                count = len(seat.out)
+                seat.catch_up(state)
+                sent = len(seat.out) - count
+                observed = _settled_view(before, seat.player) != \
+                    _settled_view(state.core, seat.player)
+                assert sent == int(observed), (seed, before.phase, seat.player,
+                                               seat.out[count:])
+                sent_total += sent
+                withheld += not sent
+    assert sent_total > 5_000 and withheld > 50   # the windows were met, and withheld
 
 
 @pytest.mark.slow

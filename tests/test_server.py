@@ -317,15 +317,17 @@ def test_at_most_n_searches_run_at_once():
 
 
 def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, tmp_path):
-    calls = []
-    monkeypatch.setattr(server_app.uvicorn, "run", lambda app, **kw: calls.append(kw))
+    calls = []   # the address of the socket the server was given (port 0: any free one)
+    monkeypatch.setattr(server_app.uvicorn.Server, "run",
+                        lambda self, sockets=None: calls.append(sockets[0].getsockname()))
     args = cli.build_parser().parse_args(["serve", "--data", str(tmp_path)])
     assert args.host == "127.0.0.1" and args.port == 8000
-    assert cli.main(["serve", "--data", str(tmp_path)]) == 0
-    assert calls[-1]["host"] == "127.0.0.1"
-    assert "warning" not in capsys.readouterr().err
-    assert cli.main(["serve", "--host", "0.0.0.0", "--data", str(tmp_path)]) == 0
-    assert calls[-1]["host"] == "0.0.0.0"
+    assert cli.main(["serve", "--port", "0", "--data", str(tmp_path)]) == 0
+    assert calls[-1][0] == "127.0.0.1"
+    err = capsys.readouterr().err
+    assert "warning" not in err and f"http://127.0.0.1:{calls[-1][1]}/?token=" in err
+    assert cli.main(["serve", "--port", "0", "--host", "0.0.0.0", "--data", str(tmp_path)]) == 0
+    assert calls[-1][0] == "0.0.0.0"
     assert "anyone who can reach" in capsys.readouterr().err
     assert cli.main(["serve", "--port", "70000", "--data", str(tmp_path)]) == 2
 

@@ -313,3 +313,131 @@ def test_kill_9_after_a_200_loses_nothing(tmp_path):
     finally:
         proc.kill()
         proc.wait(10)
+
+
+# ---- one server per data folder, the port first, the token kept (issue 46 11-13) ---------
+
+def _refused(args, timeout=60):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "apps.cli", "serve", *args],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def _stop(proc):
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.mark.slow
+def test_a_second_server_on_one_data_folder_is_refused_with_the_firsts_pid_and_address(
+        tmp_path):
+    """Point 11: two servers on one folder both accepted moves in the same
+    game, and the file kept one; the second is refused, on any port."""
+    data = tmp_path / "data"
+    port = _free_port()
+    first, _ = _serve(data, port)
+    try:
+        r = _refused(["--port", str(_free_port()), "--data", str(data)])
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert f"{data} is in use by another server (pid {first.pid}, " in r.stderr
+        assert f"at http://127.0.0.1:{port}/)" in r.stderr and "--data" in r.stderr
+        assert "token=" not in r.stderr
+    finally:
+        _stop(first)
+    again, _ = _serve(data, _free_port())   # the lock goes with the server
+    _stop(again)
+
+
+@pytest.mark.slow
+def test_a_port_in_use_is_one_line_before_anything_is_printed_or_made(tmp_path):
+    """Point 12: the address of the other server's port (a wrong token),
+    uvicorn's [Errno 98], exit 3 and a data folder made; now one line,
+    exit 2, nothing made."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        r = _refused(["--port", str(port), "--data", str(tmp_path / "data")])
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"wildhorn-solve: error: --port {port}: the port is in use on 127.0.0.1 (another "
+        f"server is there): stop it, or choose another --port"]
+    assert r.stdout == "" and not (tmp_path / "data").exists()
+
+
+@pytest.mark.slow
+def test_a_restart_keeps_the_token_so_an_open_page_goes_on(tmp_path):
+    """Point 13: the token changed at each start, so an open tab answered
+    "This table is private"; it is kept in the data folder (0600), and
+    --new-token makes a new one."""
+    import httpx
+    data = tmp_path / "data"
+    port = _free_port()
+    proc, token = _serve(data, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                entered = httpx.get(f"{base}/?token={token}", follow_redirects=False)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert entered.status_code == 303
+        cookies = dict(entered.cookies)          # what the open page holds
+    finally:
+        _stop(proc)
+    path = data / "token"
+    assert path.read_text().strip() == token
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    proc, again = _serve(data, port)
+    try:
+        assert again == token
+        for _ in range(100):
+            try:
+                page = httpx.get(f"{base}/", cookies=cookies)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert page.status_code == 200 and "This table is private" not in page.text
+        assert httpx.get(f"{base}/api/games", cookies=cookies).status_code == 200
+    finally:
+        _stop(proc)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "apps.cli", "serve", "--port", str(port),
+                             "--data", str(data), "--new-token"], stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        line = proc.stderr.readline()
+        while "token=" not in line:
+            line = proc.stderr.readline()
+        fresh = re.search(r"token=([A-Za-z0-9_-]+)", line).group(1)
+        assert fresh != token and path.read_text().strip() == fresh
+        for _ in range(100):
+            try:
+                old = httpx.get(f"{base}/api/games", cookies=cookies)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert old.status_code == 401                     # the old page must come in again
+    finally:
+        _stop(proc)
+
+
+def test_the_token_file_is_reused_only_when_it_is_private(tmp_path):
+    from apps.server.guard import stored_token
+    token, note = stored_token(tmp_path)
+    assert note is None and stored_token(tmp_path) == (token, None)
+    assert stat.S_IMODE((tmp_path / "token").stat().st_mode) == 0o600
+    os.chmod(tmp_path / "token", 0o644)                   # others could read it
+    other, note = stored_token(tmp_path)
+    assert other != token and "could be read by others" in note
+    assert stat.S_IMODE((tmp_path / "token").stat().st_mode) == 0o600
+    (tmp_path / "token").write_text("not a token\n")
+    third, note = stored_token(tmp_path)
+    assert third not in (token, other) and "does not hold a token" in note
+    assert stored_token(tmp_path, renew=True)[0] != third

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -273,3 +274,94 @@ def test_the_workers_of_a_killed_run_exit(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# ---- hand-edited files (issue 46 point 19) ------------------------------------------
+
+def _edit_csv(folder, name, field, value, line=2):
+    """Set ``field`` of the row on ``line`` of ``name`` to ``value``."""
+    path = Path(folder) / name
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = reader.fieldnames, list(reader)
+    rows[line - 2][field] = value
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _edit_json(folder, change):
+    path = Path(folder) / "tournament.json"
+    if callable(change):
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(json.dumps(data))
+    else:
+        path.write_text(change)
+
+
+HAND_EDITS = [
+    # the five that were tracebacks
+    ("games.csv", "winner", "nobody", "winner: 'nobody' is not the german bot of this game"),
+    ("games.csv", "seconds_per_move_polish", "fast", "seconds_per_move_polish: expected a "
+                                                     "number of seconds"),
+    ("values.csv", "value", "high", "value: expected a probability in [0, 1], got 'high'"),
+    ("tournament.json", "luck", "value-net", "tournament.json: luck: expected the value "
+                                             "function's identity"),
+    ("tournament.json", None, '{"bots": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "tournament.json: not readable JSON (nested too deeply)"),
+    # the nine that were accepted silently
+    ("games.csv", "winner", "random", "winner: 'random' is not the german bot of this game"),
+    ("games.csv", "winner_side", "zzz", "winner_side: expected polish or german, got 'zzz'"),
+    ("games.csv", "fragments_polish", "-3", "fragments_polish: expected a count of 0 or more"),
+    ("games.csv", "seconds_per_move_german", "nan", "seconds_per_move_german: expected a "
+                                                    "number of seconds of 0 or more, got 'nan'"),
+    ("values.csv", "value", "NaN", "value: expected a probability in [0, 1], got 'NaN'"),
+    ("values.csv", "value", "1e308", "value: expected a probability in [0, 1], got '1e308'"),
+    ("values.csv", "won", "7", "won: expected 0 or 1, got '7'"),
+    ("values.csv", "won", "0", "won: 0, but game 1 was won by the german side"),
+    ("values.csv", "bot", "oos", "bot: 'oos' is not the german bot of game 1"),
+    # a bad chance is the file's field, not a flag nobody gave
+    ("tournament.json", "chance", "dice", "tournament.json: chance: expected one of "
+                                          "sequential, keyed, got \"dice\""),
+]
+
+
+def _hand_edited(tmp_path, reference, name, field, value):
+    out = tmp_path / "run"
+    out.mkdir(parents=True)
+    for each in ("games.csv", "values.csv", "tournament.json"):
+        (out / each).write_bytes((reference / each).read_bytes())
+    if name == "tournament.json":
+        _edit_json(out, value if field is None else (lambda d: d.update({field: value})))
+    else:
+        _edit_csv(out, name, field, value)
+    return out
+
+
+@pytest.mark.parametrize("name, field, value, words", HAND_EDITS,
+                         ids=[f"{n}-{f}-{v[:8]}" for n, f, v, _ in HAND_EDITS])
+def test_every_row_of_a_hand_edited_folder_is_checked_when_read(tmp_path, reference, name,
+                                                                 field, value, words):
+    """Each edit is a one-line error naming the file (and the line, for a
+    CSV row), the folder's files as they were."""
+    out = _hand_edited(tmp_path, reference, name, field, value)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(WildhornError) as err:
+        _run(out)
+    message = str(err.value)
+    where = f"{name}:2: " if name != "tournament.json" else "tournament.json: "
+    assert where in message and words in message, message
+    assert "\n" not in message and "--chance" not in message
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name in before} == before
+
+
+@pytest.mark.slow
+def test_the_former_tracebacks_through_the_command_are_one_line_exit_2(tmp_path, reference):
+    for k, (name, field, value, words) in enumerate(HAND_EDITS[:5] + HAND_EDITS[-1:]):
+        out = _hand_edited(tmp_path / str(k), reference, name, field, value)
+        r = cli("--bots", ";".join(BOTS), "--games", str(GAMES), "--seed", "3", "--out",
+                str(out))
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (name, field, r.stderr[-400:])
+        assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr

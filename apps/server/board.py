@@ -35,9 +35,10 @@ from apps.record import FIRST_FORMAT, record_from_json
 from apps.record import FORMAT as GAME_FORMAT
 from apps.saved import view_of
 from apps.server.games import GameStore, Limits, ServerGame
+from apps.server.http import parse_json
 from solver.cards import default_card_set_path, load_card_set
-from solver.errors import (ParameterError, PositionError, RequestError, SerializationError,
-                           StateFormatError, UnknownAnalysisError)
+from solver.errors import (BusyError, ParameterError, PositionError, RequestError,
+                           SerializationError, StateFormatError, UnknownAnalysisError)
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import deck_schedule, dumps, from_json, game_config, to_json
 from solver.vocabulary import SIDES
@@ -167,11 +168,12 @@ def open_link(code: Any) -> dict[str, Any]:
         raise RequestError(f"code: {len(code)} characters, more than a position needs "
                            f"(at most {MAX_LINK})")
     try:
-        raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
-        data = json.loads(raw.decode("utf-8"))
+        text = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)).decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         raise RequestError("code: not a position link (expected base64url of a state's "
                            "JSON)") from None
+    # read as a request body is: a link nested thousands deep is refused, not recursed into
+    data = parse_json(text, "code", "code: not a position link (its JSON is malformed)")
     if not isinstance(data, dict):
         raise PositionError(f"{SOURCE}: $: expected a JSON object (a state), got "
                             f"{type(data).__name__}")
@@ -229,12 +231,14 @@ def game_position(game: ServerGame, k: int | None) -> dict[str, Any]:
 # ---- analyses -----------------------------------------------------------------
 
 def board_search(data: dict, seed: int, iterations: int, nodes: int,
-                 threads: int) -> dict[str, Any]:
+                 threads: int, max_seconds: float | None = None) -> dict[str, Any]:
     """``advise()`` of a position (run in a child process), the cards the
-    viewer cannot see (sampled into the opponent's hand) named by type."""
+    viewer cannot see (sampled into the opponent's hand) named by type.
+    ``max_seconds`` caps its time as a bot's move is capped (``Limits.max_time``):
+    the search with the exact solver's share, then the responses as long again."""
     state = from_json(data, seed, source=SOURCE)
     result = advise(state, bot_spec=f"ismcts:nodes={nodes},threads={threads}",
-                    iterations=iterations, seed=seed)
+                    iterations=iterations, seed=seed, max_seconds=max_seconds)
     result = json.loads(mask_hidden(json.dumps(result), state.core,
                                     SIDES.index(data["perspective"])))
     result["stats"]["continued"] = False
@@ -264,6 +268,7 @@ class Analyses:
         self.store = store
         self.limits = limits
         self.jobs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.starting = 0   # analyses accepted whose task has not reached the pool yet
 
     def start(self, body: dict) -> dict[str, Any]:
         data = body.get("state")
@@ -280,9 +285,16 @@ class Analyses:
         if not info["advisable"]:
             where = "$.perspective" if info["decision"] else "$.step"
             raise PositionError(f"{SOURCE}: {where}: {info['why']}", where)
+        # refused at once (429) when the pool would refuse it: an analysis
+        # accepted, then dropped as "busy" and forgotten, was lost to its page
+        pool = self.store.pool
+        in_flight = pool.running + pool.waiting + self.starting
+        if in_flight >= pool.limit + pool.queue:
+            raise BusyError(f"the server is busy: {in_flight} searches are running or waiting "
+                            f"(at most {pool.limit + pool.queue}); try again when one is done")
         active = [j for j in self.jobs.values() if j["status"] in ("queued", "running")]
         if len(active) >= MAX_JOBS:
-            raise RequestError(f"too many analyses under way ({len(active)}): wait or stop one")
+            raise BusyError(f"too many analyses under way ({len(active)}): wait or stop one")
         while len(self.jobs) >= MAX_JOBS:
             old = next((k for k, j in self.jobs.items() if j["status"] not in
                         ("queued", "running")), None)
@@ -290,19 +302,23 @@ class Analyses:
                 break
             del self.jobs[old]
         jid = secrets.token_urlsafe(12)
+        self.starting += 1
         job = {"id": jid, "status": "queued", "iterations": iterations, "seed": seed,
                "counter": self.store.pool.counter(),
                "created": time.monotonic(), "finished": None,
                "result": None, "error": None, "continued": False, "note": FRESH_NOTE}
         self.jobs[jid] = job
         job["task"] = asyncio.ensure_future(self._run(job, data))
+        job["task"].add_done_callback(lambda _: self._counted(job))
         return self.view(jid)
 
     async def _run(self, job: dict[str, Any], data: dict) -> None:
         pool = self.store.pool
         try:
+            self._counted(job)      # counted by the pool from here on (before any await)
             job["result"] = await pool.run(board_search, data, job["seed"], job["iterations"],
                                            self.limits.max_nodes, self.limits.max_threads,
+                                           self.limits.max_time,
                                            on_start=lambda: job.update(status="running"),
                                            counter=job["counter"])
             job["status"] = "done"
@@ -313,6 +329,13 @@ class Analyses:
             job["error"] = str(err).splitlines()[0] if str(err) else type(err).__name__
         finally:
             job["finished"] = time.monotonic()
+
+    def _counted(self, job: dict[str, Any]) -> None:
+        """``job`` is no longer one of :attr:`starting`: it reached the pool,
+        or its task ended before (cancelled before its first step, even)."""
+        if not job.get("counted"):
+            job["counted"] = True
+            self.starting -= 1
 
     def view(self, jid: str) -> dict[str, Any]:
         job = self.jobs.get(jid)

@@ -360,7 +360,7 @@ class ServerGame:
 
 # ---- the games of a server ----------------------------------------------------
 
-def _private_folder(folder: Path) -> None:
+def private_folder(folder: Path) -> None:
     """Creates ``folder`` and any missing parent as 0700: the games' ids, the
     files' names, are their only credential."""
     missing = []
@@ -403,7 +403,7 @@ class GameStore:
 
     def __init__(self, data_dir: str | os.PathLike, limits: Limits = Limits()):
         self.data_dir = Path(data_dir)
-        _private_folder(self.data_dir)
+        private_folder(self.data_dir)
         self.limits = limits
         self.games: OrderedDict[str, ServerGame] = OrderedDict()  # loaded, least recent first
         self.pool = SearchPool(limits.max_searches, limits.max_queued, limits.max_bots)

@@ -8,8 +8,11 @@ server does for a local server):
   ``Origin`` is another site is refused (403), and a body must be JSON
   (``Content-Type: application/json``; 415 otherwise), so a cross-site
   form or ``text/plain`` POST never reaches a route;
-* **the token**: a random token made when ``serve`` starts, printed in the
-  address it shows and opens (``http://127.0.0.1:PORT/?token=T``).  The page
+* **the token**: a random token kept in the data folder (``token``, mode
+  0600, :func:`stored_token`), made when ``serve`` first starts there (or
+  with ``--new-token``), printed in the address it shows and opens
+  (``http://127.0.0.1:PORT/?token=T``); a restart keeps it, so a page left
+  open goes on working.  The page
   opened with it sets an HttpOnly, SameSite=Strict cookie and goes on
   without it in the address; scripts send ``Authorization: Bearer T``.
   Every ``/api`` request without it is refused (401); the page opened
@@ -19,9 +22,13 @@ server does for a local server):
 from __future__ import annotations
 
 import json
+import os
+import re
 import secrets
+import stat
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
@@ -41,10 +48,58 @@ NO_TOKEN_PAGE = """<!doctype html>
 <p>This table is private to the person who started the server. Open it with
 the address that <code>wildhorn-solve serve</code> printed when it started,
 which ends in <code>/?token=...</code>; the page remembers it from then on.</p>
-<p>Lost it? Stop the server (Ctrl-C) and start it again: it prints a new
-address.</p>
+<p>Lost it? Stop the server (Ctrl-C) and start it again: it prints the
+address again (<code>--new-token</code> makes a new token, and locks out
+every page opened with the old one).</p>
 </body></html>
 """
+
+
+TOKEN_FILE = "token"
+"""The server's token in its data folder (mode 0600)."""
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32,128}")
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def stored_token(folder: Path, renew: bool = False) -> tuple[str, str | None]:
+    """(the token kept in ``folder``'s :data:`TOKEN_FILE`, a note or None):
+    the one there, so that a restart keeps the pages open with it working;
+    a new one (written atomically, mode 0600) when ``renew``, when there is
+    none, or when the file is not a token only its owner can read (the note
+    says why: a token others could read is no longer a secret)."""
+    path = folder / TOKEN_FILE
+    note = None
+    if not renew:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        if info is not None:
+            if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 \
+                    or info.st_uid != os.getuid():
+                note = (f"{path} could be read by others (mode "
+                        f"{stat.S_IMODE(info.st_mode):04o}) or is not a file: a new token "
+                        f"was made")
+            else:
+                with open(path, "rb") as f:
+                    text = f.read(200).decode("ascii", "replace").strip()
+                if _TOKEN_RE.fullmatch(text):
+                    return text, None
+                note = f"{path} does not hold a token: a new one was made"
+    token = new_token()
+    temp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)                   # whatever the umask
+        os.write(fd, (token + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, path)
+    return token, note
 
 
 @dataclass(frozen=True)
@@ -52,7 +107,7 @@ class Access:
     """What the guard lets in: the server's token (None: no token, ``serve
     --no-token``) and the host names it serves besides the local ones."""
 
-    token: str | None = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str | None = field(default_factory=new_token)
     hosts: tuple[str, ...] = ()
 
     def allows_host(self, name: str) -> bool:

@@ -38,16 +38,26 @@ async def read_body(request: Request) -> Any:
     except UnicodeDecodeError as err:
         raise RequestError(f"malformed JSON in the request body: not UTF-8 text at byte "
                            f"{err.start}") from None
+    return parse_json(text, "the request body", "malformed JSON in the request body")
+
+
+def parse_json(text: str, where: str, malformed: str) -> Any:
+    """JSON text from a request (a body, a link's code) as every route reads
+    it: strict numbers, at most 8 levels deep and ``MAX_SAVE_ITEMS`` items
+    (deeper nesting, even thousands of levels, is a one-line RequestError,
+    never a RecursionError); ``where`` names it in a problem found in the
+    value, ``malformed`` starts the message of bad syntax."""
     try:
         data = loads(text)  # as the command line reads files: strict numbers, no BOM
-    except (ValueError, RecursionError) as err:
-        raise RequestError(f"malformed JSON in the request body: "
-                           f"{str(err).splitlines()[0][:120]}") from None
+    except RecursionError:
+        raise RequestError(f"{malformed}: nested too deeply (at most 8 levels)") from None
+    except ValueError as err:
+        raise RequestError(f"{malformed}: {str(err).splitlines()[0][:120]}") from None
     problem = find_problem(data, max_items=MAX_SAVE_ITEMS, max_keys=64, max_depth=8)
     if problem is not None:
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{str(p)[:40]}"
-                              for p in problem[0])
-        raise RequestError(f"the request body: {where}: {problem[1]}")
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{str(p)[:40]}"
+                             for p in problem[0])
+        raise RequestError(f"{where}: {path}: {problem[1]}")
     return data
 
 

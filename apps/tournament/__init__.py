@@ -26,6 +26,9 @@
   figures ``ratings.png`` (Elo with 95% intervals) and ``calibration.png``
   (a reliability diagram per bot that reports values).
 * Resume: the same command on the same folder skips the finished games.
+  Every row is checked when read (types, ranges, a winner that played, a
+  value row of the game's own bot; :mod:`~apps.tournament.store`): a
+  hand-edited or damaged one is a one-line error naming the file and line.
   Ctrl-C (SIGINT), or SIGTERM while games are played, stops the games in
   play, writes ``summary.json`` and ``standings.md`` for the finished ones
   (marked ``interrupted``) and raises :class:`TournamentInterrupted`; a

@@ -16,8 +16,13 @@ run per folder.
   naming the file, and the game is not counted.  A torn last line (a kill
   mid-write) is cut off when read back.
 * Resume (:func:`resume`): the finished games are read back, each row
-  checked against the schedule (a damaged or foreign row: a one-line error
-  with its line number); the value rows of games whose row was never
+  checked against the schedule and in itself (integers, counts of 0 or
+  more, finite seconds, a ``winner_side`` and a ``winner`` that is that
+  side's bot; a value row's side, move, probability in [0, 1], ``won`` 0 or
+  1, its bot the game's on that side and ``won`` the game's result): a
+  damaged, hand-edited or foreign row is a one-line error with the file and
+  its line number.  ``tournament.json``'s ``chance`` and ``luck`` are
+  checked as its own fields (not as the flags).  The value rows of games whose row was never
   written are dropped, and a game whose value rows are fewer than its row
   counts is taken out: both are played again.  With ``--luck`` every row
   holds its game's luck, ``luck_polish``, a column the header of a folder
@@ -47,9 +52,10 @@ from pathlib import Path
 from typing import Any
 
 from apps.tournament.luck import LUCK_FIELD, describe
-from apps.tournament.scheduling import DEFAULT_CHANCE, LEGACY_CHANCE
+from apps.tournament.scheduling import CHANCE_SCHEMES, DEFAULT_CHANCE, LEGACY_CHANCE
 from solver.jsonio import write_all, write_atomic
 from solver.errors import FolderInUseError, ParameterError, SerializationError, one_line
+from solver.vocabulary import SIDES
 
 GAME_FIELDS = ["game", "pairing", "deal", "deal_seed", "polish", "german", "winner_side",
                "winner", "fragments_polish", "fragments_german", "moves",
@@ -63,6 +69,7 @@ COMMAND_LIMIT = 200          # characters of the running command quoted in the r
 _INT_FIELDS = ("game", "pairing", "deal", "deal_seed", "fragments_polish", "fragments_german",
                "moves")
 _TASK_FIELDS = ("pairing", "deal", "deal_seed", "polish", "german")
+_SECONDS_FIELDS = ("seconds_per_move_polish", "seconds_per_move_german")
 
 
 # ---- files ------------------------------------------------------------------------
@@ -122,6 +129,17 @@ class _Damaged(Exception):
     """(line number, what is wrong) of a bad row."""
 
 
+def _number(text: Any, key: str, expected: str, low: float, high: float = math.inf) -> float:
+    """A finite number in [low, high] read from a row's field (raises _Damaged)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and low <= value <= high):
+        raise _Damaged(f"{key}: expected {expected}, got {one_line(str(text))[:40]!r}")
+    return value
+
+
 def read_rows(path: Path) -> list[dict[str, str]]:
     """The complete rows of a CSV file (a torn last line is cut off); each
     row has ``_line``, its line number.  A file that is not UTF-8 CSV gives
@@ -168,6 +186,20 @@ def _games_row(row: dict[str, Any], tasks: Sequence[Any] | None, seen: set[int],
         row["value_rows"] = None if counted is None else int(counted)
     except ValueError:
         raise _Damaged(f"value_rows: expected an integer, got {one_line(counted)[:40]!r}") from None
+    if row["game"] < 1:
+        raise _Damaged(f"game: expected a game number from 1, got {row['game']}")
+    for key in _INT_FIELDS[1:] + ("value_rows",):
+        if row[key] is not None and row[key] < 0:
+            raise _Damaged(f"{key}: expected a count of 0 or more, got {row[key]}")
+    for key in _SECONDS_FIELDS:
+        row[key] = _number(row[key], key, "a number of seconds of 0 or more", 0.0)
+    side = row["winner_side"]
+    if side not in SIDES:
+        raise _Damaged(f"winner_side: expected {' or '.join(SIDES)}, got "
+                       f"{one_line(side)[:40]!r}")
+    if row["winner"] != row[side]:
+        raise _Damaged(f"winner: {one_line(row['winner'])[:60]!r} is not the {side} bot of "
+                       f"this game ({one_line(row[side])[:60]!r})")
     if LUCK_FIELD in row:
         text = row[LUCK_FIELD]
         try:
@@ -213,18 +245,47 @@ def read_games(out: Path, tasks: Sequence[Any] | None = None,
     return sorted(rows, key=lambda r: r["game"])
 
 
-def _value_rows(out: Path) -> list[dict[str, str]]:
+def _value_row(row: dict[str, str]) -> None:
+    """Checks one values.csv row (raises _Damaged); its fields stay text."""
+    if None in row or any(row.get(k) is None for k in VALUE_FIELDS):
+        raise _Damaged("a damaged row (wrong number of columns)")
+    for key, low in (("game", 1), ("move", 0)):
+        try:
+            number = int(row[key])
+        except ValueError:
+            raise _Damaged(f"{key}: expected an integer, got "
+                           f"{one_line(row[key])[:40]!r}") from None
+        if number < low:
+            raise _Damaged(f"{key}: expected an integer of {low} or more, got {number}")
+    if row["side"] not in SIDES:
+        raise _Damaged(f"side: expected {' or '.join(SIDES)}, got {one_line(row['side'])[:40]!r}")
+    _number(row["value"], "value", "a probability in [0, 1]", 0.0, 1.0)
+    if row["won"] not in ("0", "1"):
+        raise _Damaged(f"won: expected 0 or 1, got {one_line(row['won'])[:40]!r}")
+
+
+def _value_rows(out: Path, games: dict[int, dict[str, Any]] | None = None
+                ) -> list[dict[str, str]]:
+    """The rows of ``values.csv``, each checked; with ``games`` (the checked
+    rows of games.csv by game), a value row of a recorded game must be one
+    of its bots' on its side, and ``won`` must agree with the game's winner."""
     path = out / "values.csv"
     rows = read_rows(path)
     for row in rows:
-        if None in row or any(row.get(k) is None for k in VALUE_FIELDS):
-            raise SerializationError(f"{path}:{row['_line']}: a damaged row (wrong number of "
-                                     f"columns)")
         try:
-            int(row["game"])
-        except ValueError:
-            raise SerializationError(f"{path}:{row['_line']}: game: expected an integer, got "
-                                     f"{one_line(row['game'])[:40]!r}") from None
+            _value_row(row)
+            game = games.get(int(row["game"])) if games is not None else None
+            if game is not None:
+                side = row["side"]
+                if row["bot"] != game[side]:
+                    raise _Damaged(f"bot: {one_line(row['bot'])[:60]!r} is not the {side} bot "
+                                   f"of game {game['game']} ({one_line(game[side])[:60]!r})")
+                if int(row["won"]) != int(game["winner_side"] == side):
+                    raise _Damaged(f"won: {row['won']}, but game {game['game']} was won by the "
+                                   f"{game['winner_side']} side")
+        except _Damaged as err:
+            raise SerializationError(f"{path}:{row['_line']}: {err} (repair or remove the "
+                                     f"line, or use another --out)") from None
     return rows
 
 
@@ -239,12 +300,28 @@ def _recorded(outdir: Path) -> dict[str, Any] | None:
     if not pfile.exists():
         return None
     try:
-        old = json.loads(pfile.read_text())
-    except ValueError:
+        old = json.loads(pfile.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         raise ParameterError(f"{pfile}: not readable JSON") from None
+    except RecursionError:
+        raise ParameterError(f"{pfile}: not readable JSON (nested too deeply)") from None
     if not isinstance(old, dict):
         raise ParameterError(f"{pfile}: expected a JSON object")
     old.setdefault("chance", LEGACY_CHANCE)
+    # the fields read as values (the others are only compared with the
+    # command's): a bad one is the file's error, not a flag's
+    if old["chance"] not in CHANCE_SCHEMES:
+        raise ParameterError(f"{pfile}: chance: expected one of {', '.join(CHANCE_SCHEMES)}, "
+                             f"got {one_line(json.dumps(old['chance']))[:60]} (repair the "
+                             f"file, or use another --out)")
+    luck = old.get("luck")
+    if luck is not None and not (isinstance(luck, dict) and luck and all(
+            isinstance(k, str) and isinstance(v, (str, int, float, bool))
+            for k, v in luck.items())):
+        raise ParameterError(f"{pfile}: luck: expected the value function's identity (an "
+                             f"object of names and values) or null, got "
+                             f"{one_line(json.dumps(luck))[:60]} (repair the file, or use "
+                             f"another --out)")
     return old
 
 
@@ -354,7 +431,7 @@ class Played:
         to be played again; returns those games.  ``luck``: each row must hold
         its game's luck."""
         rows = read_games(outdir, tasks, luck)
-        values = [_clean(v) for v in _value_rows(outdir)]
+        values = [_clean(v) for v in _value_rows(outdir, {r["game"]: r for r in rows})]
         count: dict[int, int] = {}
         for v in values:
             count[int(v["game"])] = count.get(int(v["game"]), 0) + 1
@@ -440,12 +517,14 @@ def _command() -> str:
 
 
 def _holder(fd: int) -> str:
-    """The running run's pid, start time and command, as it wrote them."""
+    """The running run's pid, start time and command (or the address a
+    server gave, :class:`FolderLock`'s ``about``), as it wrote them."""
     try:
         info = json.loads(os.pread(fd, 4096, 0).decode())
-        return (f"pid {int(info['pid'])}, started {one_line(str(info['started']))}, "
-                f"command: {one_line(str(info['command']))[:COMMAND_LIMIT + 3]}")
-    except (OSError, ValueError, KeyError, TypeError):
+        where = (f"at {one_line(str(info['address']))[:COMMAND_LIMIT]}" if "address" in info
+                 else f"command: {one_line(str(info['command']))[:COMMAND_LIMIT + 3]}")
+        return f"pid {int(info['pid'])}, started {one_line(str(info['started']))}, {where}"
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return "a run that has not written its details yet"
 
 
@@ -457,12 +536,19 @@ class FolderLock:
     removed at the end; after a kill the OS releases the lock and the file is
     left behind, and the next run takes it over.  ``name`` is the lock
     file's name and ``what`` the kind of run in the refusal (``wildhorn-solve
-    train`` locks its folder with ``train.lock``, "training")."""
+    train`` locks its folder with ``train.lock``, "training run";
+    ``wildhorn-solve serve`` its data folder with ``serve.lock``, "server"),
+    ``advice`` what the refusal suggests; ``about`` is written beside the pid
+    (a server's ``address``, named in the refusal instead of the command)."""
 
-    def __init__(self, folder: Path | str, name: str = LOCK_NAME, what: str = "tournament"):
+    def __init__(self, folder: Path | str, name: str = LOCK_NAME, what: str = "tournament run",
+                 advice: str = "let it finish or stop it, or use another --out",
+                 about: dict[str, str] | None = None):
         self.folder = Path(folder)
         self.path = self.folder / name
         self.what = what
+        self.advice = advice
+        self.about = dict(about or {})
         self.fd: int | None = None
 
     def __enter__(self) -> "FolderLock":
@@ -474,9 +560,8 @@ class FolderLock:
             except BlockingIOError:
                 holder = _holder(fd)
                 os.close(fd)
-                raise FolderInUseError(f"{self.folder} is in use by another {self.what} run "
-                                       f"({holder}): let it finish or stop it, or use "
-                                       f"another --out") from None
+                raise FolderInUseError(f"{self.folder} is in use by another {self.what} "
+                                       f"({holder}): {self.advice}") from None
             except BaseException:
                 os.close(fd)
                 raise
@@ -492,7 +577,8 @@ class FolderLock:
         self.fd = fd
         _HELD[fd] = os.getpid()
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        info = json.dumps({"pid": os.getpid(), "started": started, "command": _command()})
+        info = json.dumps({"pid": os.getpid(), "started": started, "command": _command(),
+                           **self.about})
         os.ftruncate(fd, 0)
         os.pwrite(fd, (info + "\n").encode(), 0)
         return self
