@@ -57,7 +57,7 @@ from apps.tournament.execution import results_in_order
 from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuenet
 from exact.endgame import Solver as EndgameSolver, solvable, solve
 from solver import FEATURE_VERSION, N_FEATURES, feature_parts, features
-from solver.errors import ParameterError, WildhornError
+from solver.errors import ParameterError, WildhornError, quote
 from solver.game import VARIANTS
 from solver.jsonio import write_atomic
 
@@ -136,7 +136,11 @@ def parse_hidden(text: str) -> tuple[int, ...]:
     if not sizes or any(not 1 <= n <= valuenet.MAX_WIDTH for n in sizes) or \
             len(sizes) >= valuenet.MAX_LAYERS:
         raise ParameterError(f"--hidden: expected layer widths separated by commas, each 1 to "
-                             f"{valuenet.MAX_WIDTH} (e.g. 64,64), got {text!r}")
+                             f"{valuenet.MAX_WIDTH}, at most {valuenet.MAX_LAYERS - 1} "
+                             f"(e.g. 64,64), got {quote(text)}")
+    too_big = valuenet.sizes_problem((N_FEATURES, *sizes, 1))
+    if too_big is not None:
+        raise ParameterError(f"--hidden: {quote(text)} gives {too_big}")
     return sizes
 
 
