@@ -81,7 +81,7 @@ from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_default
 from bots.heuristic import HeuristicBot
 from bots import Observations, SearchBot
 from solver import CARDS_PER_SIDE, Core, decode_action
-from solver.errors import ParameterError, StateFormatError
+from solver.errors import ParameterError, StateFormatError, brief
 from solver.vocabulary import (PRIVATE_WINDOWS, SIDE_TITLES as TITLES, SIDES, STEAL_KINDS,
                                ZONE_TITLES, ZONES)
 
@@ -351,7 +351,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     if core.is_terminal() or core.is_chance():
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
     if opponent not in ("search", "heuristic"):
-        raise ParameterError(f"--opponent: expected search or heuristic, got {opponent!r}")
+        raise ParameterError(f"--opponent: expected search or heuristic, got {brief(opponent)}")
     player = core.current_player()
     name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:

@@ -152,13 +152,22 @@ def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
     of input.  A message the engine cannot use gets ``{"type": "error",
     "message": ...}`` (one line) and the engine waits for the next."""
     server = _Server(spec)
-    for line in inp:
+    for number, line in enumerate(inp, 1):
         if not line.strip():
             continue
         try:
-            msg = json.loads(line)
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ParameterError(f"input line {number}: not JSON ({err.msg.lower()} at "
+                                     f"character {err.pos + 1}); send one JSON object a "
+                                     f"line") from None
+            except RecursionError:
+                raise ParameterError(f"input line {number}: not a message (nested too "
+                                     f"deeply)") from None
             if not isinstance(msg, dict):
-                raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+                raise ParameterError(f"input line {number}: expected a JSON object, got "
+                                     f"{describe_value(msg)}")
             if msg.get("type") == "quit":
                 return 0
             reply = server.handle(msg)

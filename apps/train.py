@@ -58,7 +58,7 @@ from apps.tournament.execution import results_in_order
 from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuenet
 from exact.endgame import Solver as EndgameSolver, solvable, solve
 from solver import FEATURE_VERSION, N_FEATURES, feature_parts, features
-from solver.errors import ParameterError, WildhornError, quote
+from solver.errors import ParameterError, WildhornError, brief, quote
 from solver.game import VARIANTS
 from solver.jsonio import write_atomic
 
@@ -210,7 +210,7 @@ def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, bac
                              f"got {fit.target!r}")
     check_drop(fit.drop)
     if backend not in BACKENDS:
-        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {brief(backend)}")
     if address is not None and backend != "ray":
         raise ParameterError("--address: only with --backend ray")
 
@@ -371,7 +371,7 @@ def read_params(path: Path) -> DataParams:
     for key, kind in names.items():
         value = theirs[key]
         if isinstance(value, bool) or not isinstance(value, PARAM_TYPES[kind]):
-            raise TrainError(f"{path}: {key} must be {kind}, got {value!r}")
+            raise TrainError(f"{path}: {key} must be {kind}, got {brief(value)}")
     if theirs["chunk_games"] < 1:
         raise TrainError(f"{path}: chunk_games must be >= 1, got {theirs['chunk_games']}")
     return DataParams(**theirs)
