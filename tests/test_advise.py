@@ -926,24 +926,72 @@ def _seeded_position(seed, move):
         k += 1
 
 
-def test_a_private_decline_is_never_a_reply(tmp_path):
-    """Point 9: the Polish attack that the German may escort; his decline is
-    private (R29) and, with nothing he plays that the Polish sees before the
-    Polish player's next decision, it was listed as "If the German does not
-    escort (40% likely)". Now it is no reply (to the Polish player nothing
-    happened, as where the German had no Escort to play) in advise and so in
-    the board and the hint, which show advise's answer; the escort itself,
-    which he sees, stays a reply."""
-    state = _seeded_position(23, 144)
-    assert state.current_player() == 0 and state.core.phase == "actions"
-    path = state_file(tmp_path, state.core, "polish-attack-escort")
-    out, text = advise_cli(path, "--iterations", "1500", "--seed", "1")
-    attack = next(a for a in out["actions"] if a["action"] == "PL10 Unseen and Silent: attack")
-    assert "responses" in attack, [a["action"] for a in out["actions"] if "responses" in a]
-    for r in replies_of(out):
+def _saved_game_at_an_escort_attack(tmp_path):
+    """A saved game (human Polish, seed 23, both sides played by the
+    heuristic) at the Polish decision where PL10 Unseen and Silent may attack
+    and the German may escort: `advise` of it said "If the German does not
+    escort (at the escort, 41% likely)"."""
+    from apps.record import new_record
+    from bots import make_bot
+    from bots.spec import BotSpec
+    import pyspiel
+    game = pyspiel.load_game("wildhorn")
+    record = new_record(human=0, bot=BotSpec.parse("heuristic"), seed=23)
+    players = [make_bot("heuristic", p, 23) for p in (0, 1)]
+    while len(record.steps) < 213:
+        core = record.core
+        action = players[core.current_player()].step(game.state_from_core(core.copy()))
+        if record.status() == "human":
+            record.human_act(action)
+        else:
+            record.bot_act(action)
+    assert record.status() == "human" and record.core.phase == "actions"
+    path = tmp_path / "game.json"
+    record.save(str(path))
+    return path
+
+
+def _no_private_decline_among(replies):
+    for r in replies:
         assert not (r["phase"] in PRIVATE_WINDOWS and r["reply"] in
                     (f"no {PRIVATE_WINDOWS[r['phase']]} played", "decline")), r
         assert r["says"] != "does not escort" and not r["says"].startswith("plays no "), r
+
+
+def test_a_private_decline_is_never_a_reply(tmp_path):
+    """Point 9: the Polish attack that the German may escort; his decline is
+    private (R29) and, with nothing he plays that the Polish player sees
+    before his next decision, it was listed as "If the German does not
+    escort (41% likely)" by `advise game.json`. To the Polish player nothing
+    happened (as where the German had no Escort to play): no reply; the
+    escort itself, which he sees, stays one."""
+    path = _saved_game_at_an_escort_attack(tmp_path)
+    out, text = advise_cli(path, "--iterations", "1500", "--seed", "0")
+    attack = next(a for a in out["actions"] if a["action"] == "PL10 Unseen and Silent: attack")
+    assert "responses" in attack, [a["action"] for a in out["actions"] if "responses" in a]
+    _no_private_decline_among(replies_of(out))
     assert any(r["phase"] == "escort" and r["says"].startswith("escorts with")
                for r in attack["responses"]), attack["responses"]
     assert "does not escort" not in text and "no Escort played" not in text
+
+
+def test_the_hint_applies_the_same_rule(tmp_path):
+    """Point 9, the hint: the same saved game loaded in the web table, Hint
+    (advise's answer for the human) lists no private decline as a reply."""
+    from starlette.testclient import TestClient
+
+    from apps.server.app import create_app
+    from apps.server.games import Limits
+    path = _saved_game_at_an_escort_attack(tmp_path)
+    with TestClient(create_app(tmp_path / "data", Limits(hint_iterations=1500,
+                                                         max_searches=1))) as client:
+        loaded = client.post("/api/games/load", content=path.read_bytes())
+        assert loaded.status_code == 200, loaded.text
+        res = client.post(f"/api/games/{loaded.json()['id']}/hint")
+        assert res.status_code == 200, res.text
+    hint = res.json()
+    planned = {a["action"]: a["responses"] for a in hint["actions"] if "responses" in a}
+    assert "PL10 Unseen and Silent: attack" in planned, list(planned)
+    _no_private_decline_among([r for rs in planned.values() for r in rs])
+    assert any(r["says"].startswith("escorts with")
+               for r in planned["PL10 Unseen and Silent: attack"])
