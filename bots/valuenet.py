@@ -262,9 +262,10 @@ def _member(name: str, key: str, raw: bytes) -> np.ndarray:
     if dtype.hasobject:
         raise ValueNetError(f"value network {name}: not a .npz file of plain arrays "
                             f"(entry {key!r} holds Python objects)")
-    if dtype.kind not in "fiuU" or len(shape) > 2:
+    if dtype.kind not in "fiuU" or len(shape) > 2 or any(int(n) < 0 for n in shape):
         raise ValueNetError(f"value network {name}: entry {key!r} holds {str(dtype)[:20]} "
-                            f"of {len(shape)} dimensions, not plain numbers or text")
+                            f"of shape {str(shape)[:40]}, not a plain array of numbers or "
+                            f"text of at most 2 dimensions")
     count = 1
     for n in shape:
         count *= int(n)
