@@ -58,12 +58,17 @@ its name only and identical cards (R27: the same name and text) are one
 reply, and one answer; a decision the player does not see (a decline in a
 private window, R29; the Polish redraw before the German's, R5) is never a
 reply of its own, its worlds being keyed by the opponent's next play the
-player sees ("plays no Ambush!, then passes priority").  Each reply and
-answer comes as words for a sentence (``says``, ``where``, ``then_says``);
-a class of rolls names the side that rolls and is split where the roll
-turns from failing to succeeding; every win chance is written "59% ± 1%"
-(:func:`win_text`), and an action within the noise of the recommended one
-is "about the same" (:func:`about_the_same`).  ``format_advice`` writes the
+player sees ("plays no Ambush!, then passes priority"); a private decline
+followed by nothing the player sees before his decision is, to him, no
+reply at all (as where the opponent had nothing to play) and is not
+listed.  Each reply and answer comes as words for a sentence (``says``,
+``where``, ``then_says``); a class of rolls names the side that rolls and
+is split where the roll turns from failing to succeeding, and a reply whose
+classes all get one answer has no classes; every win chance of an action
+or answer is written "59% ± 1%" (:func:`win_text`), the position's once,
+with its 95% interval (:func:`interval_words`, a plain word when it is
+wide), and an action within the noise of the recommended one is "about the
+same" (:func:`about_the_same`).  ``format_advice`` writes the
 text; the web pages draw the same fields (``static/advice_view.js``).
 """
 
@@ -82,7 +87,7 @@ from bots.heuristic import HeuristicBot
 from bots import Observations, SearchBot, _budget
 from bots.base import ENDGAME_SHARE
 from solver import CARDS_PER_SIDE, Core, decode_action
-from solver.errors import ParameterError, StateFormatError
+from solver.errors import ParameterError, StateFormatError, brief
 from solver.vocabulary import (PRIVATE_WINDOWS, SIDE_TITLES as TITLES, SIDES, STEAL_KINDS,
                                ZONE_TITLES, ZONES)
 
@@ -358,7 +363,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     if core.is_terminal() or core.is_chance():
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
     if opponent not in ("search", "heuristic"):
-        raise ParameterError(f"--opponent: expected search or heuristic, got {opponent!r}")
+        raise ParameterError(f"--opponent: expected search or heuristic, got {brief(opponent)}")
     player = core.current_player()
     name, options = budget_options(bot_spec, time, iterations)
     if name in SEARCH_BOTS:
@@ -429,6 +434,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
         "value": None if value is None else {SIDES[p]: round(value[p], 4) for p in (0, 1)},
         "value_ci95": None if ci is None else {SIDES[p]: [round(x, 4) for x in ci[p]]
                                                for p in (0, 1)},
+        "uncertainty": None if ci is None else uncertainty(*ci[player]),
         "responses": [],
         "responses_note": None,
         "opponent_model": None,
@@ -503,6 +509,7 @@ def _exact_advice(core: Core, bot: SearchBot, result: dict[str, Any], bot_spec: 
         "actions": actions, "exact": True,
         "value": {SIDES[p]: round(value[p], 6) for p in (0, 1)},
         "value_ci95": {SIDES[p]: [round(value[p], 6)] * 2 for p in (0, 1)},
+        "uncertainty": "exact",
         "responses": [], "responses_note": None,
         "opponent_model": ("exact: the position is solved (both hands known, only dice "
                            "left); the opponent plays its exact best reply"),
@@ -577,6 +584,8 @@ def _exact_responses(core: Core, bot: SearchBot, action: int, deadline: float | 
             return [], "the exact solve of a reply ran out of budget"
         for reply in s.legal_actions():
             private = _is_private_decline(s, reply, player)
+            if private and s.phase in PRIVATE_WINDOWS:
+                continue   # a private decline (R29) is never a reply: you do not see it
             if private and reply != solved[0]:
                 continue   # a decision you do not see: only his best one is followed
             text = _unseen_key(s.phase) if private else s.action_string(opp, reply)
@@ -589,7 +598,8 @@ def _exact_responses(core: Core, bot: SearchBot, action: int, deadline: float | 
                 entry["p"] += p
             follow(s.applied(reply), p, entry["after"], False, rolled)
     if not replies:
-        return [], "the opponent has no decision before yours (under perfect play)"
+        return [], ("the opponent has no decision you see before yours (under perfect play; "
+                    "a private decline, R29, is not seen)")
     out = []
     # his best replies first (the likeliest under perfect play), then the
     # others, which perfect play never chooses (probability 0), best for him first
@@ -921,11 +931,22 @@ class _Planner:
                     if seen:
                         k2, info2 = seen[0]
                         info2["unseen"] = {s.phase}
+                    elif private and s.phase in PRIVATE_WINDOWS:
+                        # he declined in private (R29) and plays nothing you see
+                        # before your decision: to you, nothing happened (as
+                        # where he had nothing to play), so it is no reply
+                        if j == 0 and len(ev) == len(events):
+                            break
+                        continue
                     _note(meta, k2, info2)
                     if j == 0 and len(ev) == len(events):   # no chance event on the way
                         classes[k2][tuple(ev)].append((p * p_reach / k, d))
                         break
                     classes[k2][tuple(ev)].append((p * p_reach / k / AFTER_WALKS, d))
+        if not classes:
+            return [], (f"the {TITLES[self.opp]} makes no play you see before your next "
+                        f"decision in any of {len(walks)} sampled worlds (a private decline, "
+                        f"R29, is not seen)")
         weight = lambda cls: sum(w for c in cls.values() for w, _ in c)  # noqa: E731
         ranked = sorted(classes.items(), key=lambda kv: -weight(kv[1]))
         kept = [(key, cls) for key, cls in ranked if weight(cls) >= MIN_REPLY][:MAX_REPLIES]
@@ -1061,7 +1082,10 @@ class _Planner:
             r["same_as"] = sorted(info["same_as"])
         if info["unseen"]:
             r["unseen"] = [_unseen_label(w) for w in sorted(info["unseen"])]
-        if any(events for events, _, _ in answered):
+        # a chance event matters only where its outcomes get different answers:
+        # one answer for every class met is the reply's answer, whatever the
+        # dice or the Rocket card (no "if the Rocket card is 1-5 (100%)")
+        if any(events for events, _, _ in answered) and len(outcomes) > 1:
             r["outcomes"] = outcomes
             # each outcome's probability is rounded: their sum may pass 1 by a hair
             r["outcomes_covered"] = min(1.0, round(sum(o["probability"] for o in outcomes), 4))
@@ -1287,19 +1311,49 @@ def _cost_words(r: dict[str, Any], recommended: int) -> str:
     return f"costs {cost} of win chance"
 
 
+# how wide a 95% interval of the win chance gets a plain word (its width, in
+# win probability): up to NARROW_INTERVAL none, up to WIDE_INTERVAL "rough",
+# wider "very uncertain" (in the last turn the search's bias makes it 60
+# points or more: "4% to 100%")
+NARROW_INTERVAL = 0.20
+WIDE_INTERVAL = 0.40
+
+
+def uncertainty(lo: float, hi: float) -> str:
+    """How sure a win chance with the 95% interval lo..hi is, in a word:
+    "exact", "narrow", "rough" or "very uncertain" (the JSON's
+    ``uncertainty``; the text and the web pages say it so)."""
+    if hi <= lo:
+        return "exact"
+    if hi - lo > WIDE_INTERVAL:
+        return "very uncertain"
+    return "rough" if hi - lo > NARROW_INTERVAL else "narrow"
+
+
+def interval_words(lo: float, hi: float) -> str:
+    """The 95% interval of a win chance in words, with a plain word when it
+    is wide: "95% interval 35% to 44%", "95% interval 20% to 45%: rough",
+    "95% interval 8% to 100%: very uncertain, the search cannot pin this
+    position down"."""
+    text = f"95% interval {percent(lo)} to {percent(hi)}"
+    word = uncertainty(lo, hi)
+    if word == "very uncertain":
+        return text + ": very uncertain, the search cannot pin this position down"
+    return text + ": rough" if word == "rough" else text
+
+
 def _win_summary(a: dict[str, Any]) -> str:
-    """Each side's win chance as the table writes it ("59% ± 1%"), the
-    player's own with its 95% interval."""
+    """Each side's win chance, one statement of its uncertainty: the
+    player's own with its 95% interval (and a plain word when it is wide),
+    the other side's as what is left; an exact value alone."""
     me = a["to_move"]
-    best = next((r for r in a["actions"] if r["id"] == a["recommended_id"]), None)
-    se = None if best is None else best.get("stderr")
     parts = []
     for side in [me] + [x for x in SIDES if x != me]:
         title = TITLES[SIDES.index(side)]
-        text = f"{title}{' (you)' if side == me else ''} {win_text(a['value'][side], se)}"
+        text = f"{title}{' (you)' if side == me else ''} {percent(a['value'][side])}"
         lo, hi = a["value_ci95"][side]
-        if side == me and hi > lo:
-            text += f" (95% interval {percent(lo)} to {percent(hi)})"
+        if side == me:
+            text += f" ({interval_words(lo, hi)})" if hi > lo else " (exact)"
         parts.append(text)
     return "Win chance with the recommended action: " + "; ".join(parts) + "."
 

@@ -25,9 +25,11 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import textwrap
 from pathlib import Path
+from typing import NoReturn
 
 from importlib import resources
 
@@ -54,7 +56,7 @@ from bots.spec import BotSpec
 from solver import __version__
 from solver.jsonio import write_atomic
 from solver.cards import load_card_set
-from solver.errors import ParameterError, WildhornError, with_rulings_pointer
+from solver.errors import ParameterError, WildhornError, one_line, with_rulings_pointer
 from solver.state_io import write_random_states
 from solver.vocabulary import SIDE_TITLES, SIDES
 
@@ -343,13 +345,25 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose error line echoes no value whole: a quoted
+    value longer than 40 characters (an invalid choice, a bad number) is cut
+    there, so a 100 KB argument gives a short line."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        def cut(m: re.Match) -> str:
+            text = m.group(0)
+            return text if len(text) <= 42 else text[:41] + "'..."
+        super().error(one_line(re.sub(r"'[^']*'", cut, message)))
+
+
 def build_parser() -> argparse.ArgumentParser:
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="wildhorn-solve",
         description="Solver and AI opponent for Days of Honor: Operation Wildhorn III.")
     parser.add_argument("--version", action="version", version=f"wildhorn-solve {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     demo = sub.add_parser(
         "demo", help="play and narrate one seeded game with random play",

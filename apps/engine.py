@@ -183,16 +183,24 @@ class _Server:
         return {"type": "action", "action": result["action"], "value": result["value"]}
 
 
-def _message(line: str) -> dict[str, Any]:
-    """One protocol line as a JSON object (strict numbers: no NaN or
-    Infinity); a line nested thousands deep is refused in one line, never
-    recursed into until the stack runs out."""
+def _message(line: str, number: int) -> dict[str, Any]:
+    """Input line ``number`` as a JSON object (strict numbers: no NaN or
+    Infinity); a line that is not JSON, or nested thousands deep, is
+    refused in one line naming the line, never recursed into until the
+    stack runs out."""
     try:
         msg = loads(line)
+    except json.JSONDecodeError as err:
+        raise ParameterError(f"input line {number}: not JSON ({err.msg.lower()} at "
+                             f"character {err.pos + 1}); send one JSON object a line") from None
     except RecursionError:
-        raise ParameterError("a line nested too deeply to read") from None
+        raise ParameterError(f"input line {number}: not a message (nested too "
+                             f"deeply)") from None
+    except ValueError as err:
+        raise ParameterError(f"input line {number}: {one_line(str(err))[:80]}") from None
     if not isinstance(msg, dict):
-        raise ParameterError(f"expected a JSON object, got {describe_value(msg)}")
+        raise ParameterError(f"input line {number}: expected a JSON object, got "
+                             f"{describe_value(msg)}")
     return msg
 
 
@@ -201,11 +209,11 @@ def serve(spec: str, inp: IO[str], out: IO[str]) -> int:
     of input.  A message the engine cannot use gets ``{"type": "error",
     "message": ...}`` (one line) and the engine waits for the next."""
     server = _Server(spec)
-    for line in inp:
+    for number, line in enumerate(inp, 1):
         if not line.strip():
             continue
         try:
-            msg = _message(line)
+            msg = _message(line, number)
             if msg.get("type") == "quit":
                 return 0
             reply = server.handle(msg)

@@ -14,7 +14,7 @@ from apps.record import read_save as read_record
 from apps.record import record_from_text
 from solver import Core
 from solver.jsonio import read_bounded
-from solver.errors import ParameterError, StateFormatError, label
+from solver.errors import ParameterError, StateFormatError, label, quote
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import Position, dumps, position_of, read_position, to_json
 from solver.vocabulary import SIDES
@@ -31,7 +31,7 @@ def file_format(path: str) -> str | None:
 def _read(path: str) -> tuple[bytes, str | None]:
     """The bytes of ``path``, read once, and its ``format`` (see file_format)."""
     def refuse(why: str) -> NoReturn:
-        raise StateFormatError(f"{label(path)}: $: {why}")
+        raise StateFormatError(f"{label(path)}: {why}")
 
     # a save may be larger than a state file: read at most a save's limit
     raw = read_bounded(path, refuse, MAX_SAVE_BYTES)
@@ -51,11 +51,11 @@ def read_save(path: str) -> tuple[Core, str]:
 
 def _side(core: Core, side: str | None, path: str) -> int:
     if core.is_terminal():
-        raise ParameterError(f"{path}: the saved game is over (winner "
+        raise ParameterError(f"{label(path)}: the saved game is over (winner "
                              f"{SIDES[core.winner]}): there is no position to advise or export")
     if side is None:
         if core.is_chance():
-            raise ParameterError(f"{path}: the saved game stopped at a chance event; "
+            raise ParameterError(f"{label(path)}: the saved game stopped at a chance event; "
                                  f"name the view with --side polish|german")
         return core.current_player()
     return SIDES.index(side)
@@ -67,8 +67,8 @@ def export_view(path: str, side: str | None = None) -> tuple[str, str]:
     raw, fmt = _read(path)
     if fmt not in GAME_FORMATS:
         what = "a state file (it is already a view)" if fmt == STATE_FORMAT else \
-            f"a file of format {fmt!r}" if fmt else "not a saved game"
-        raise StateFormatError(f"{path}: $.format: expected {GAME_FORMAT!r} (a game saved by "
+            f"a file of format {quote(fmt)}" if fmt else "not a saved game"
+        raise StateFormatError(f"{label(path)}: $.format: expected {GAME_FORMAT!r} (a game saved by "
                                f"`wildhorn-solve play --save`), this is {what}")
     core = record_from_text(raw, label(path)).core
     p = _side(core, side, path)
@@ -112,15 +112,16 @@ def position_to_advise(path: str, seed: int = 0, side: str | None = None) -> Pos
         p = _side(core, side, path)
         if core.is_chance() or core.current_player() != p:
             mover = "chance" if core.is_chance() else SIDES[core.current_player()]
-            raise ParameterError(f"--side {SIDES[p]}: in {path} it is {mover} to move, not "
+            raise ParameterError(f"--side {SIDES[p]}: in {label(path)} it is {mover} to move, not "
                                  f"{SIDES[p]}; advise the side to move (leave out --side)")
         return position_of(to_json(core, p), seed, source=path)
     if fmt is not None and fmt.startswith("wildhorn-cards/"):
-        raise StateFormatError(f"{path}: $.format: this is a card set ({fmt!r}), not a "
-                               f"position; list it with `wildhorn-solve cards --card-set "
-                               f"{path}` or name it in a state file's card_set")
+        raise StateFormatError(f"{label(path)}: $.format: this is a card set ({quote(fmt)}), "
+                               f"not a position; list it with `wildhorn-solve cards "
+                               f"--card-set {label(path)}` or name it in a state file's "
+                               f"card_set")
     if fmt is not None and fmt.startswith("wildhorn-state/") and fmt != STATE_FORMAT:
-        raise StateFormatError(f"{path}: $.format: a state file of format {fmt!r}; this "
+        raise StateFormatError(f"{label(path)}: $.format: a state file of format {quote(fmt)}; this "
                                f"version reads {STATE_FORMAT!r} (and saved games, "
                                f"{GAME_FORMAT!r}): write the file again in that format "
                                f"(`wildhorn-solve schema` prints it)")
@@ -128,6 +129,6 @@ def position_to_advise(path: str, seed: int = 0, side: str | None = None) -> Pos
     if side is not None:
         mover = position.state.core.current_player()
         if SIDES[mover] != side:
-            raise ParameterError(f"--side {side}: {path} is a position where {SIDES[mover]} "
+            raise ParameterError(f"--side {side}: {label(path)} is a position where {SIDES[mover]} "
                                  f"is to move; advise is for the side to move")
     return position

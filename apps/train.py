@@ -20,8 +20,8 @@ One run makes one generation in its output folder, in three resumable steps:
    their CPU times, for the calibration.
 2. **Fit.**  A multilayer perceptron (scikit-learn's ``MLPRegressor``, relu,
    ``--hidden``, ``--l2``, Adam) on the ``--target`` labels of the training
-   games, one epoch at a time, its checkpoint in ``data/fit-checkpoint.pkl``
-   after each; the epoch with the lowest held-out loss is kept.
+   games, one epoch at a time, its checkpoint in ``data/fit-checkpoint.npz``
+   (arrays and JSON, no pickle) after each; the epoch with the lowest held-out loss is kept.
 3. **Output.**  ``value_net.npz`` (through :mod:`bots.valuenet`, the one
    writer of the format), ``train.json`` (the command, sizes, timings,
    losses, calibration), ``loss.png`` and ``README.md``; ``--install``
@@ -39,11 +39,12 @@ from __future__ import annotations
 import io
 import json
 import math
-import pickle
 import shlex
 import shutil
 import sys
 import time
+import zipfile
+import zlib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -57,7 +58,7 @@ from apps.tournament.execution import results_in_order
 from bots import LABEL_ROLLOUT, heuristic_playouts, make_bot, parse_spec, valuenet
 from exact.endgame import Solver as EndgameSolver, solvable, solve
 from solver import FEATURE_VERSION, N_FEATURES, feature_parts, features
-from solver.errors import ParameterError, WildhornError
+from solver.errors import ParameterError, WildhornError, brief, quote
 from solver.game import VARIANTS
 from solver.jsonio import write_atomic
 
@@ -79,7 +80,14 @@ CURVE_ROWS = 20000          # training rows on which the training loss is measur
 TIMING_ROWS = 1000          # held-out positions on which the network's time is measured
 LOCK = "train.lock"
 SHARD = "chunk-{:05d}.npz"
-CHECKPOINT = "fit-checkpoint.pkl"
+CHECKPOINT = "fit-checkpoint.npz"
+OLD_CHECKPOINT = "fit-checkpoint.pkl"   # a pickle of earlier versions: never read
+# the perceptron's state that partial_fit continues from, besides its weights
+# and Adam's moments (sklearn's MLPRegressor; its random state is made again
+# from the seed at every call)
+MODEL_SCALARS = ("n_iter_", "t_", "loss_", "best_loss_", "_no_improvement_count",
+                 "n_outputs_", "n_layers_", "out_activation_", "n_features_in_",
+                 "best_validation_score_", "validation_scores_")
 
 
 class TrainError(WildhornError):
@@ -136,7 +144,11 @@ def parse_hidden(text: str) -> tuple[int, ...]:
     if not sizes or any(not 1 <= n <= valuenet.MAX_WIDTH for n in sizes) or \
             len(sizes) >= valuenet.MAX_LAYERS:
         raise ParameterError(f"--hidden: expected layer widths separated by commas, each 1 to "
-                             f"{valuenet.MAX_WIDTH} (e.g. 64,64), got {text!r}")
+                             f"{valuenet.MAX_WIDTH}, at most {valuenet.MAX_LAYERS - 1} "
+                             f"(e.g. 64,64), got {quote(text)}")
+    too_big = valuenet.sizes_problem((N_FEATURES, *sizes, 1))
+    if too_big is not None:
+        raise ParameterError(f"--hidden: {quote(text)} gives {too_big}")
     return sizes
 
 
@@ -198,7 +210,7 @@ def check_arguments(games: int, data: DataParams, fit: FitParams, jobs: int, bac
                              f"got {fit.target!r}")
     check_drop(fit.drop)
     if backend not in BACKENDS:
-        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {brief(backend)}")
     if address is not None and backend != "ray":
         raise ParameterError("--address: only with --backend ray")
 
@@ -346,6 +358,8 @@ def read_params(path: Path) -> DataParams:
         theirs = json.loads(path.read_text())
     except (OSError, ValueError) as err:
         raise TrainError(f"{path}: not readable ({type(err).__name__})") from None
+    except RecursionError:
+        raise TrainError(f"{path}: not readable (nested too deeply)") from None
     if not isinstance(theirs, dict):
         raise TrainError(f"{path}: expected a JSON object, got {type(theirs).__name__}")
     theirs.setdefault("variant", "full")     # written before the option existed
@@ -357,7 +371,7 @@ def read_params(path: Path) -> DataParams:
     for key, kind in names.items():
         value = theirs[key]
         if isinstance(value, bool) or not isinstance(value, PARAM_TYPES[kind]):
-            raise TrainError(f"{path}: {key} must be {kind}, got {value!r}")
+            raise TrainError(f"{path}: {key} must be {kind}, got {brief(value)}")
     if theirs["chunk_games"] < 1:
         raise TrainError(f"{path}: chunk_games must be >= 1, got {theirs['chunk_games']}")
     return DataParams(**theirs)
@@ -411,17 +425,40 @@ def generate(out: Path, games: int, data: DataParams, jobs: int, backend: str,
     return time.perf_counter() - t0
 
 
+def read_shard(path: Path) -> dict[str, np.ndarray]:
+    """One data shard's arrays, checked: a file that is not an ``.npz`` of
+    plain arrays (truncated, empty, a pickle inside), or whose arrays are not
+    rows of N_FEATURES features with one value of every field per row, is a
+    one-line TrainError naming it ("a broken data shard ... delete it"),
+    never a NumPy error later."""
+    def broken(why: str) -> TrainError:
+        return TrainError(f"{path}: a broken data shard ({why}): delete it and repeat the "
+                          "command")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            part = {f: npz[f] for f in FIELDS}
+    except KeyError as err:
+        raise broken(f"no {str(err.args[0])[:40]!r} array" if err.args else "KeyError") \
+            from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error,
+            NotImplementedError) as err:
+        raise broken(type(err).__name__) from None
+    x = part["x"]
+    if x.ndim != 2 or x.shape[1] != N_FEATURES or x.dtype != np.float32:
+        raise broken(f"its positions are {x.dtype} of shape {x.shape}, not float32 rows of "
+                     f"{N_FEATURES} features")
+    for f, v in part.items():
+        if f != "x" and (v.ndim != 1 or len(v) != len(x) or v.dtype.kind not in "fiu"):
+            raise broken(f"{f!r} holds {v.dtype} of shape {v.shape}, not one number for each "
+                         f"of its {len(x)} positions")
+    return part
+
+
 def load_data(out: Path, games: int, data: DataParams) -> dict[str, np.ndarray]:
-    """The shards of the first ``games`` games, concatenated."""
-    parts = []
-    for i in range(-(-games // data.chunk_games)):
-        path = out / "data" / SHARD.format(i)
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                parts.append({f: npz[f] for f in FIELDS})
-        except (OSError, ValueError, KeyError) as err:
-            raise TrainError(f"{path}: a broken data shard ({type(err).__name__}): delete it "
-                             "and repeat the command") from None
+    """The shards of the first ``games`` games, concatenated (each checked
+    by :func:`read_shard`)."""
+    parts = [read_shard(out / "data" / SHARD.format(i))
+             for i in range(-(-games // data.chunk_games))]
     merged = {}
     for f in FIELDS:
         merged[f] = np.concatenate([p.pop(f) for p in parts])
@@ -439,7 +476,7 @@ def read_summary(folder: Path) -> dict[str, Any]:
         games = summary["games"]
         if not isinstance(summary.get("fit", {}), dict):
             raise TypeError("fit")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         raise TrainError("not a finished training folder (no readable train.json)") from None
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise TrainError(f"train.json's games is {games!r}, not a count")
@@ -510,12 +547,86 @@ def _mse(model: Any, x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((np.clip(model.predict(x), 0.0, 1.0) - y) ** 2))
 
 
+def _new_model(params: FitParams, rows: int) -> Any:
+    from sklearn.neural_network import MLPRegressor
+    return MLPRegressor(hidden_layer_sizes=params.hidden, activation="relu", solver="adam",
+                        alpha=params.l2, batch_size=min(BATCH, rows),
+                        learning_rate_init=LEARNING_RATE, random_state=params.seed,
+                        shuffle=True)
+
+
+def checkpoint_bytes(state: dict[str, Any]) -> bytes:
+    """The fit's checkpoint as an ``.npz`` of plain arrays (no pickle): the
+    perceptron's weights, Adam's moments and the best epoch's weights as
+    arrays, everything else as one JSON string (``state``)."""
+    model = state["model"]
+    opt = model._optimizer
+    arrays: dict[str, np.ndarray] = {}
+    for name, values in (("coef", model.coefs_), ("intercept", model.intercepts_),
+                         ("adam_m", opt.ms), ("adam_v", opt.vs),
+                         ("best_w", state["best"][0]), ("best_b", state["best"][1])):
+        for i, a in enumerate(values):
+            arrays[f"{name}{i}"] = np.asarray(a)
+    scalars = {k: getattr(model, k) for k in MODEL_SCALARS if hasattr(model, k)}
+    info = {"key": state["key"], "epoch": state["epoch"], "train": state["train"],
+            "held_out": state["held_out"], "best_epoch": state["best_epoch"],
+            "seconds": state["seconds"], "layers": len(model.coefs_),
+            "params": len(opt.ms), "model": {k: (None if v is None else
+                                                 v if not isinstance(v, (np.generic,))
+                                                 else v.item()) for k, v in scalars.items()},
+            "loss_curve": list(model.loss_curve_),
+            "adam": {"t": int(opt.t), "learning_rate": float(opt.learning_rate)}}
+    arrays["state"] = np.array(json.dumps(info, allow_nan=True))
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def load_checkpoint(path: Path, key: dict[str, Any], params: FitParams,
+                    rows: int) -> dict[str, Any] | None:
+    """The fit's state from its checkpoint (``np.load`` with
+    ``allow_pickle=False``: arrays and JSON only), or None (the fit starts
+    again) when it is of another fit or cannot be read."""
+    from sklearn.neural_network._stochastic_optimizers import AdamOptimizer
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            info = json.loads(str(npz["state"][()]))
+            if not isinstance(info, dict) or info.get("key") != key:
+                return None
+            n, k = int(info["layers"]), int(info["params"])
+            arrays = {f: [np.array(npz[f"{f}{i}"]) for i in range(m)]
+                      for f, m in (("coef", n), ("intercept", n), ("adam_m", k),
+                                   ("adam_v", k), ("best_w", n), ("best_b", n))}
+        model = _new_model(params, rows)
+        for name, value in info["model"].items():
+            if name in MODEL_SCALARS:
+                setattr(model, name, value)
+        model.coefs_, model.intercepts_ = arrays["coef"], arrays["intercept"]
+        model.loss_curve_ = [float(v) for v in info["loss_curve"]]
+        model._best_coefs = [c.copy() for c in model.coefs_]
+        model._best_intercepts = [b.copy() for b in model.intercepts_]
+        opt = AdamOptimizer(model.coefs_ + model.intercepts_, LEARNING_RATE,
+                            model.beta_1, model.beta_2, model.epsilon)
+        opt.t = int(info["adam"]["t"])
+        opt.learning_rate = float(info["adam"]["learning_rate"])
+        opt.ms, opt.vs = arrays["adam_m"], arrays["adam_v"]
+        model._optimizer = opt
+        return {"key": key, "model": model, "epoch": int(info["epoch"]),
+                "train": [float(v) for v in info["train"]],
+                "held_out": [float(v) for v in info["held_out"]],
+                "best": (arrays["best_w"], arrays["best_b"]),
+                "best_epoch": int(info["best_epoch"]), "seconds": float(info["seconds"])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError,
+            zipfile.BadZipFile, RecursionError):
+        return None
+
+
 def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
         params: FitParams, progress: Progress) -> dict[str, Any]:
     """The perceptron, one epoch at a time from its checkpoint; returns the
     best epoch's weights and the loss curves."""
     try:
-        from sklearn.neural_network import MLPRegressor
+        import sklearn.neural_network  # noqa: F401
         from threadpoolctl import threadpool_limits
     except ImportError:
         raise TrainError("training needs scikit-learn: pip install 'wildhorn-solve[train]'") \
@@ -526,20 +637,12 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
     key = {**params_record(params), "rows": int(len(y)),
            "held_out": int(len(hy)), "y": float(np.sum(y, dtype=np.float64))}
     del key["epochs"]
-    state = None
-    if path.is_file():
-        try:
-            with open(path, "rb") as f:
-                state = pickle.load(f)
-        except Exception:
-            state = None
-        if not isinstance(state, dict) or state.get("key") != key:
-            state = None
+    if (out / "data" / OLD_CHECKPOINT).is_file() and not path.is_file():
+        progress.note(f"{out / 'data' / OLD_CHECKPOINT}: a checkpoint of an earlier version "
+                      "(a pickle, never read): ignored; the fit starts again")
+    state = load_checkpoint(path, key, params, len(y)) if path.is_file() else None
     if state is None:
-        model = MLPRegressor(hidden_layer_sizes=params.hidden, activation="relu", solver="adam",
-                             alpha=params.l2, batch_size=min(BATCH, len(y)), learning_rate_init=LEARNING_RATE,
-                             random_state=params.seed, shuffle=True)
-        state = {"key": key, "model": model, "epoch": 0, "train": [], "held_out": [],
+        state = {"key": key, "model": _new_model(params, len(y)), "epoch": 0, "train": [], "held_out": [],
                  "best": None, "best_epoch": 0, "seconds": 0.0}
     curve_rows = np.arange(min(CURVE_ROWS, len(y)))
     if state["epoch"] and state["epoch"] - state["best_epoch"] >= PATIENCE:
@@ -565,7 +668,7 @@ def fit(out: Path, x: np.ndarray, y: np.ndarray, hx: np.ndarray, hy: np.ndarray,
                                  [b.copy() for b in model.intercepts_])
                 state["best_epoch"] = state["epoch"]
             state["seconds"] += time.perf_counter() - t0
-            write_atomic(path, pickle.dumps(state))
+            write_atomic(path, checkpoint_bytes(state))
             progress.advance(state["epoch"], f"held-out loss {state['held_out'][-1]:.5f}")
     finally:
         limits.restore_original_limits()

@@ -35,21 +35,40 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
 from solver import FEATURE_VERSION, N_FEATURES
-from solver.errors import ValueNetError, label
+from solver.errors import ValueNetError, describe_value, label, one_line
+from solver.jsonio import loads, read_bounded
 from solver.game import VARIANTS, make_config
 
 FORMAT = "wildhorn-value-net/1"
 DEFAULT_VARIANT = "full"     # the game of a file without a ``variant`` entry
 HIDDEN = ("relu",)
 OUTPUTS = ("sigmoid", "clip")
-MAX_LAYERS = 16          # far more than any useful net; bounds what a file can ask for
-MAX_WIDTH = 4096
+# What a file may ask for, so that one evaluation stays within what a search
+# can afford (docs/value-network.md, "The weights file"): a playout of the
+# search's policy costs about 100 microseconds, and the forward pass in C runs
+# its dense layers at about 10 billion multiply-adds a second on the
+# reference machine, so MAX_MACS (2**20 multiply-adds, the dense count of
+# every layer) keeps one evaluation near one playout's cost (734-512-512-1
+# and 734-256-256-256-1 fit; the packaged 734-64-64-1 is 51,136); a die
+# valued by its expectation (six evaluations) then costs a few playouts,
+# and a chunk of 64 iterations between two looks at the clock well under
+# a tenth of a second.
+MAX_LAYERS = 8           # weight matrices (hidden layers + 1)
+MAX_WIDTH = 1024         # units of one layer
+MAX_MACS = 2 ** 20       # multiply-adds of one evaluation, every layer dense
+MAX_META_CHARS = 65_536  # the ``meta`` JSON string (a real one is about 1 kB)
+MAX_META_DEPTH = 8       # its nesting (a real one nests 3 levels)
+# the largest file read: the weights MAX_MACS allows, their biases, meta and
+# the archive's headers (a real network is 0.2 MB)
+MAX_FILE_BYTES = 4 * MAX_MACS + 4 * MAX_LAYERS * MAX_WIDTH + 4 * MAX_META_CHARS + 65_536
 
 _PACKAGED = Path(__file__).resolve().parent / "data" / "value_net.npz"
 
@@ -128,8 +147,28 @@ def random_weights(sizes, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]
     return weights, biases
 
 
+def sizes_problem(sizes) -> str | None:
+    """Why the layer widths ``sizes`` (inputs first, 1 last) are refused
+    (None when they fit): more than MAX_LAYERS weight matrices, a layer
+    wider than MAX_WIDTH, or more than MAX_MACS multiply-adds in one
+    evaluation (what a search can afford, see MAX_MACS)."""
+    sizes = [int(n) for n in sizes]
+    if len(sizes) - 1 > MAX_LAYERS:
+        return f"more than {MAX_LAYERS} layers (at most {MAX_LAYERS} weight matrices)"
+    if any(not 1 <= n <= MAX_WIDTH for n in sizes[1:]):
+        return f"a layer of {max(sizes[1:])} units, at most {MAX_WIDTH}"
+    macs = sum(a * b for a, b in zip(sizes, sizes[1:]))
+    if macs > MAX_MACS:
+        return (f"{macs} multiply-adds per evaluation, at most {MAX_MACS} "
+                "(what a search can afford)")
+    return None
+
+
 def _check_layers(name: str, weights, biases) -> None:
     """Raises ValueNetError unless the layers chain from N_FEATURES to 1."""
+    if len(weights) > MAX_LAYERS:
+        raise ValueNetError(f"value network {name}: more than {MAX_LAYERS} layers "
+                            f"(at most {MAX_LAYERS} weight matrices)")
     if not 1 <= len(weights) <= MAX_LAYERS or len(biases) != len(weights):
         raise ValueNetError(f"value network {name}: {len(weights)} weight matrices and "
                             f"{len(biases)} bias vectors; 1 to {MAX_LAYERS} layers of each")
@@ -150,6 +189,9 @@ def _check_layers(name: str, weights, biases) -> None:
     if n_in != 1:
         raise ValueNetError(f"value network {name}: the last layer has {n_in} outputs, "
                             "expected 1")
+    too_big = sizes_problem([N_FEATURES] + [w.shape[1] for w in weights])
+    if too_big is not None:
+        raise ValueNetError(f"value network {name}: {too_big}")
 
 
 def write(path, weights, biases, *, output: str, meta: dict,
@@ -186,6 +228,11 @@ def write(path, weights, biases, *, output: str, meta: dict,
         raise
 
 
+def _short(text: str) -> str:
+    """A text of a file in a message: its first 40 characters, on one line."""
+    return one_line(repr(text[:40])) + ("..." if len(text) > 40 else "")
+
+
 def _text(name: str, arrays, key: str) -> str:
     value = arrays[key]
     if value.shape != () or value.dtype.kind != "U":
@@ -193,64 +240,190 @@ def _text(name: str, arrays, key: str) -> str:
     return str(value[()])
 
 
+# the entries a file may hold (any other member of the archive is never read)
+_NAMED = ("format", "feature_version", "hidden", "output", "meta", "variant")
+
+
+def _member(name: str, key: str, raw: bytes) -> np.ndarray:
+    """One ``.npy`` member's array, its header checked before anything is
+    allocated: plain dtype, and a shape whose size is the bytes it holds."""
+    stream = io.BytesIO(raw)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError("unsupported .npy version")
+    except (ValueError, SyntaxError, TypeError, EOFError):
+        raise ValueNetError(f"value network {name}: entry {key!r} is not a plain .npy "
+                            "array") from None
+    if dtype.hasobject:
+        raise ValueNetError(f"value network {name}: not a .npz file of plain arrays "
+                            f"(entry {key!r} holds Python objects)")
+    if dtype.kind not in "fiuU" or len(shape) > 2 or any(int(n) < 0 for n in shape):
+        raise ValueNetError(f"value network {name}: entry {key!r} holds {str(dtype)[:20]} "
+                            f"of shape {str(shape)[:40]}, not a plain array of numbers or "
+                            f"text of at most 2 dimensions")
+    count = 1
+    for n in shape:
+        count *= int(n)
+    held = len(raw) - stream.tell()
+    if count * dtype.itemsize != held:
+        raise ValueNetError(f"value network {name}: entry {key!r} declares "
+                            f"{count * dtype.itemsize} bytes of data and holds {held}")
+    array = np.frombuffer(raw, dtype=dtype, count=count, offset=stream.tell())
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _members(name: str, data: bytes) -> dict[str, np.ndarray]:
+    """The arrays of the entries the format names (``_NAMED``, ``W0``,
+    ``b0``, ... up to MAX_LAYERS), each member's declared size checked
+    before it is decompressed and at most that much read."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = {info.filename: info for info in archive.infolist()}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError):
+        raise ValueNetError(f"value network {name}: not a .npz file of plain arrays") from None
+    keys = list(_NAMED) + [f"{x}{i}" for i in range(MAX_LAYERS + 1) for x in "Wb"]
+    arrays: dict[str, np.ndarray] = {}
+    left = MAX_FILE_BYTES
+    with archive:
+        for key in keys:
+            info = members.get(key + ".npy")
+            if info is None:
+                continue
+            if info.file_size > left:
+                raise ValueNetError(f"value network {name}: entry {key!r} declares "
+                                    f"{info.file_size} bytes, more than the "
+                                    f"{MAX_FILE_BYTES} a network may hold in all")
+            try:
+                with archive.open(info) as member:
+                    raw = member.read(info.file_size + 1)
+            except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError,
+                    RuntimeError, zlib.error):
+                raise ValueNetError(f"value network {name}: entry {key!r} cannot be "
+                                    "decompressed (a damaged archive)") from None
+            if len(raw) > info.file_size:
+                raise ValueNetError(f"value network {name}: entry {key!r} holds more than "
+                                    "it declares")
+            left -= len(raw)
+            arrays[key] = _member(name, key, raw)
+    return arrays
+
+
+def _meta(name: str, text: str) -> dict:
+    """The ``meta`` entry: a JSON object, bounded in length and nesting."""
+    if len(text) > MAX_META_CHARS:
+        raise ValueNetError(f"value network {name}: 'meta' has {len(text)} characters, "
+                            f"at most {MAX_META_CHARS}")
+    # nesting is counted before parsing (the parser recurses): every bracket
+    # outside strings opens a level
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    if deepest > MAX_META_DEPTH:
+        raise ValueNetError(f"value network {name}: 'meta' is nested more than "
+                            f"{MAX_META_DEPTH} levels deep")
+    try:
+        meta = loads(text)
+    except (ValueError, RecursionError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise ValueNetError(f"value network {name}: 'meta' is not a JSON object")
+    return meta
+
+
+# path -> ((device, inode, size, mtime), ValueNet): a file is read, checked
+# and hashed once per process while it is unchanged
+_LOADED: dict[str, tuple[tuple, "ValueNet"]] = {}
+
+
 def load(path) -> ValueNet:
-    """Reads and checks a network file; every refusal a one-line ValueNetError."""
+    """Reads and checks a network file; every refusal a one-line ValueNetError.
+    Only a regular file of at most MAX_FILE_BYTES is read (a FIFO, a device
+    or a folder is refused unopened); the same unchanged file is read once
+    per process."""
     path = Path(path)
     name = label(path)
+
+    def fail(message: str) -> NoReturn:
+        if "No such file" in message:
+            message = "no such file"
+        raise ValueNetError(f"value network {name}: {message}")
+
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ValueNetError(f"value network {name}: no such file") from None
-    except OSError as err:
-        raise ValueNetError(f"value network {name}: cannot be read "
-                            f"({err.strerror or type(err).__name__})") from None
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {key: npz[key] for key in npz.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError):
-        raise ValueNetError(f"value network {name}: not a .npz file of plain arrays") from None
+        info = os.stat(path)
+        stamp: tuple | None = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    except (OSError, ValueError):
+        stamp = None
+    key = os.path.abspath(path)
+    found = _LOADED.get(key)
+    if found is not None and stamp is not None and found[0] == stamp:
+        return found[1]
+    data = read_bounded(path, fail, MAX_FILE_BYTES)
+    net = _parse(name, path, data)
+    if stamp is not None:
+        _LOADED[key] = (stamp, net)
+    return net
+
+
+def _parse(name: str, path: Path, data: bytes) -> ValueNet:
+    arrays = _members(name, data)
     for key in ("format", "feature_version", "hidden", "output", "meta", "W0", "b0"):
         if key not in arrays:
             raise ValueNetError(f"value network {name}: no {key!r} entry "
                                 f"(not a {FORMAT} file)")
     fmt = _text(name, arrays, "format")
     if fmt != FORMAT:
-        raise ValueNetError(f"value network {name}: format {fmt[:40]!r}, expected {FORMAT!r}")
+        raise ValueNetError(f"value network {name}: format {_short(fmt)}, expected {FORMAT!r}")
     version = arrays["feature_version"]
     if version.shape != () or version.dtype.kind not in "iu":
         raise ValueNetError(f"value network {name}: 'feature_version' must be an integer")
     if int(version) != FEATURE_VERSION:
         raise ValueNetError(f"value network {name} was trained on feature version "
-                            f"{int(version)}, this build computes version {FEATURE_VERSION}; "
-                            "retrain it (wildhorn-solve train)")
+                            f"{describe_value(int(version))}, this build computes version "
+                            f"{FEATURE_VERSION}; retrain it (wildhorn-solve train)")
     hidden = _text(name, arrays, "hidden")
     if hidden not in HIDDEN:
-        raise ValueNetError(f"value network {name}: hidden activation {hidden[:40]!r} is not "
+        raise ValueNetError(f"value network {name}: hidden activation {_short(hidden)} is not "
                             f"supported (only {', '.join(HIDDEN)})")
     output = _text(name, arrays, "output")
     if output not in OUTPUTS:
-        raise ValueNetError(f"value network {name}: output {output[:40]!r} is not supported "
+        raise ValueNetError(f"value network {name}: output {_short(output)} is not supported "
                             f"(only {', '.join(OUTPUTS)})")
-    try:
-        meta = json.loads(_text(name, arrays, "meta"))
-    except json.JSONDecodeError:
-        meta = None
-    if not isinstance(meta, dict):
-        raise ValueNetError(f"value network {name}: 'meta' is not a JSON object")
+    meta = _meta(name, _text(name, arrays, "meta"))
     variant = DEFAULT_VARIANT
     if "variant" in arrays:
         variant = _text(name, arrays, "variant")
         if variant not in VARIANTS:
-            raise ValueNetError(f"value network {name}: variant {variant[:40]!r} is not one of "
+            raise ValueNetError(f"value network {name}: variant {_short(variant)} is not one of "
                                 f"{', '.join(VARIANTS)}")
     weights, biases = [], []
-    while f"W{len(weights)}" in arrays and len(weights) <= MAX_LAYERS:
+    while f"W{len(weights)}" in arrays:
         i = len(weights)
         if f"b{i}" not in arrays:
             raise ValueNetError(f"value network {name}: W{i} without b{i}")
         weights.append(np.ascontiguousarray(arrays[f"W{i}"]))
         biases.append(np.ascontiguousarray(arrays[f"b{i}"]))
     _check_layers(name, weights, biases)
+    weights = [np.array(w, copy=True) for w in weights]   # own, writable-then-frozen copies
+    biases = [np.array(b, copy=True) for b in biases]
     for a in weights + biases:
         a.setflags(write=False)
     return ValueNet(path=str(path), sha256=hashlib.sha256(data).hexdigest(), output=output,

@@ -140,6 +140,16 @@ def quote(text: object) -> str:
     return one_line(json.dumps(text, ensure_ascii=False))
 
 
+def brief(value: object) -> str:
+    """``repr(value)`` for a message, on one line and cut at 40 characters
+    (``'abc'``; a longer text ``'xxxx...'...``), so that no message echoes a
+    huge argument whole."""
+    if isinstance(value, str) and len(value) > _TEXT_LIMIT:
+        return one_line(repr(value[:_TEXT_LIMIT])) + "..."
+    text = one_line(repr(value))
+    return text if len(text) <= _TEXT_LIMIT else text[:_TEXT_LIMIT] + "..."
+
+
 def describe_value(value: object) -> str:
     """A short one-line rendering of a JSON value for error messages."""
     if isinstance(value, bool):

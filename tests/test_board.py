@@ -458,3 +458,33 @@ def test_board_identical_hidden_cards_are_one_reply(tmp_path):
         merged += sum(1 for r in plan if r.get("same_as"))
         assert all("PL0" not in r["says"] for r in plan if "place" in r["reply"])
     assert merged
+
+
+def test_a_private_decline_is_never_a_reply_on_the_board(tmp_path):
+    """Issue 46, point 9: the board shows advise's answer, so the rule that a
+    private decline (R29) is never a reply holds there too: the Polish attack
+    the German may escort lists his escort (which the Polish player sees),
+    never "does not escort"."""
+    from starlette.testclient import TestClient
+
+    from apps.server.app import create_app
+    from apps.server.games import Limits
+    from solver.state_io import to_json
+    from test_advise import _seeded_position
+    state = to_json(_seeded_position(23, 144).core, 0)
+    with TestClient(create_app(tmp_path / "data", Limits(max_iterations=1500,
+                                                         max_searches=1))) as client:
+        res = client.post("/api/board/analyses",
+                          json={"state": state, "iterations": 1500, "seed": 1})
+        assert res.status_code == 200, res.text
+        done = wait(client, res.json()["id"])
+    assert done["status"] == "done", done
+    advice = done["result"]
+    planned = {a["action"]: a["responses"] for a in advice["actions"] if "responses" in a}
+    assert "PL10 Unseen and Silent: attack" in planned, list(planned)
+    replies = [r for rs in planned.values() for r in rs]
+    assert replies
+    for r in replies:
+        assert r["says"] != "does not escort" and not r["reply"].startswith("no "), r
+    assert any(r["says"].startswith("escorts with")
+               for r in planned["PL10 Unseen and Silent: attack"])

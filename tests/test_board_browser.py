@@ -425,9 +425,14 @@ def test_advice_view_in_a_player_words(page, server):
     best = next(a for a in advice["actions"] if a["action"] == rec)
     lo, hi = (f"{100 * x:.0f}%" for x in advice["value_ci95"]["german"])
     assert hi != lo     # the interval, with its bias term (docs/advice.md), the payload's
-    me, se = advice["value"]["german"], best["stderr"]
-    assert (f"German (you) {pct(me)} ± {pct(se)} (95% interval {lo} to {hi}); "
-            f"Polish {pct(1 - me)} ± {pct(se)}") in text
+    me = advice["value"]["german"]
+    del best
+    # one statement of uncertainty (issue 46, point 7): the interval, with a
+    # plain word when it is wide, as the text of advise says it
+    word = {"rough": ": rough", "narrow": "",
+            "very uncertain": ": very uncertain, the search cannot pin this position down"}
+    assert (f"German (you) {pct(me)} (95% interval {lo} to {hi}"
+            f"{word[advice['uncertainty']]}); Polish {pct(1 - me)}.") in text
     replies = page.inner_text("[data-testid=t-responses]")
     assert "If the Polish plays no Ambush!, then passes priority (in the modifier window" in replies
     assert re.search(r"If the Polish plays Ambush! on your DE0[12] [A-Za-z]+ \(at the Ambush!",

@@ -97,7 +97,8 @@ def test_a_line_nested_100000_deep_or_a_boolean_player_is_a_one_line_error():
     assert r.returncode == 0 and r.stderr == "", r.stderr[-300:]
     replies = [json.loads(line) for line in r.stdout.splitlines()]
     assert [x["type"] for x in replies] == ["error", "error", "error", "ready", "error", "hello"]
-    assert "nested too deeply" in replies[0]["message"] == replies[1]["message"]
+    assert replies[0]["message"] == "input line 1: not a message (nested too deeply)"
+    assert replies[1]["message"] == "input line 2: not a message (nested too deeply)"
     assert "new_game.player" in replies[2]["message"] and "got true" in replies[2]["message"]
     assert "act.legal" in replies[4]["message"]
 

@@ -6,7 +6,6 @@ command killed and repeated, and the Ray backend giving the same data."""
 from __future__ import annotations
 
 import json
-import pickle
 import os
 import signal
 import subprocess
@@ -182,7 +181,7 @@ def test_a_tiny_run_writes_the_network_and_its_figures(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "loss.png",
                                                     "train.json", "value_net.npz"]
     assert sorted(p.name for p in (out / "data").iterdir()) == [
-        "chunk-00000.npz", "chunk-00001.npz", "chunk-00002.npz", "fit-checkpoint.pkl",
+        "chunk-00000.npz", "chunk-00001.npz", "chunk-00002.npz", "fit-checkpoint.npz",
         "params.json"]
     net = valuenet.load(out / "value_net.npz")
     assert net.sizes == (N_FEATURES, 8, 1) and net.output == "clip"
@@ -215,6 +214,135 @@ def test_a_stopped_run_continues_to_the_same_network(tmp_path):
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and meta_a == meta_b
     for key in ("train_loss", "held_out_loss_curve", "positions"):
         assert whole[key] == again[key]
+
+
+def test_the_checkpoint_holds_no_pickle_and_continues_the_fit_exactly(tmp_path):
+    """Issue 46, point 21: the checkpoint is arrays and JSON (read with
+    allow_pickle=False), and a fit continued from it after each epoch is the
+    fit run in one go."""
+    whole, _ = _run(tmp_path / "whole", games=6, fit=replace(FIT, epochs=4))
+    part = tmp_path / "part"
+    for epochs in (1, 2, 3, 4):                      # stopped after every epoch
+        again, _ = _run(part, games=6, fit=replace(FIT, epochs=epochs))
+    a, _ = _net_arrays(tmp_path / "whole" / "value_net.npz")
+    b, _ = _net_arrays(part / "value_net.npz")
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert again["held_out_loss_curve"] == whole["held_out_loss_curve"]
+    checkpoint = part / "data" / T.CHECKPOINT
+    with np.load(checkpoint, allow_pickle=False) as npz:
+        assert all(npz[k].dtype.kind in "fU" for k in npz.files)
+    assert b"pickle" not in checkpoint.read_bytes() and not any(
+        p.suffix == ".pkl" for p in part.rglob("*"))
+
+
+def test_a_planted_pickle_checkpoint_is_never_unpickled(tmp_path):
+    """Issue 46, point 21: a pickle planted as the checkpoint of an earlier
+    version (fit-checkpoint.pkl) runs no code when the command continues the
+    folder: it is left alone, said to be ignored in one line, and the fit
+    starts again, to the same network as a fresh folder's."""
+    import pickle
+    fresh, _ = _run(tmp_path / "fresh", games=6)
+    out = tmp_path / "gen"
+    _run(out, games=3)
+    (out / "data" / T.CHECKPOINT).unlink()
+    ran = tmp_path / "the-pickle-ran"
+
+    class Planted:
+        def __reduce__(self):
+            return (open, (str(ran), "w"))
+
+    planted = out / "data" / "fit-checkpoint.pkl"
+    planted.write_bytes(pickle.dumps({"key": None, "x": Planted()}))
+    summary, lines = _run(out, games=6)
+    assert not ran.exists() and planted.exists()
+    said = [line for line in "".join(lines).splitlines() if "fit-checkpoint.pkl" in line]
+    assert len(said) == 1 and "never read" in said[0] and "ignored" in said[0], lines
+    assert summary["held_out_loss_curve"] == fresh["held_out_loss_curve"]
+    # a checkpoint .npz that holds a pickled object is not loaded either
+    with np.load(out / "data" / T.CHECKPOINT, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays["state"] = np.array([Planted()], dtype=object)
+    with open(out / "data" / T.CHECKPOINT, "wb") as f:
+        np.savez(f, **arrays)
+    again, _ = _run(out, games=6)
+    assert not ran.exists() and again["held_out_loss_curve"] == fresh["held_out_loss_curve"]
+
+
+def _shard_damages(folder):
+    """(name, damage to data/chunk-00001.npz) as issue 46, point 22 lists them."""
+    shard = folder / "data" / "chunk-00001.npz"
+    good = shard.read_bytes()
+
+    def truncated():
+        shard.write_bytes(good[:len(good) // 2])
+
+    def empty():
+        shard.write_bytes(b"")
+
+    def other_width():
+        with np.load(shard, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        arrays["x"] = arrays["x"][:, :-3]
+        with open(shard, "wb") as f:
+            np.savez(f, **arrays)
+
+    def other_rows():
+        with np.load(shard, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        arrays["result"] = arrays["result"][:-1]
+        with open(shard, "wb") as f:
+            np.savez(f, **arrays)
+
+    def pickled():
+        with np.load(shard, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        arrays["x"] = np.array([None], dtype=object)
+        with open(shard, "wb") as f:
+            np.savez(f, **arrays)
+
+    return {"truncated": truncated, "empty": empty, "other-width": other_width,
+            "other-rows": other_rows, "pickled": pickled}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "other-width", "other-rows",
+                                    "pickled"])
+def test_a_damaged_shard_is_one_line_naming_it_and_nothing_is_lost(tmp_path, damage):
+    out = tmp_path / "gen"
+    _run(out, games=6)
+    _shard_damages(out)[damage]()
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(T.TrainError) as err:
+        _run(out, games=6)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(str(out / "data" / "chunk-00001.npz"))
+    assert "a broken data shard" in message and "delete it" in message, message
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()
+             and p.name != T.LOCK}
+    assert after == {k: v for k, v in before.items() if k.name != T.LOCK}
+
+
+@pytest.mark.slow
+def test_the_command_on_a_truncated_shard_says_so_in_one_line(tmp_path):
+    out = tmp_path / "gen"
+    r = run_cli("train", "--out", str(out), *TINY)
+    assert r.returncode == 0, r.stderr
+    _shard_damages(out)["truncated"]()
+    r = run_cli("train", "--out", str(out), *TINY)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "chunk-00001.npz: a broken data shard" in lines[0] and "delete it" in lines[0]
+
+
+def test_a_params_file_nested_deep_is_one_line(tmp_path):
+    """Issue 46, point 22: a params.json nested 100,000 deep is refused in
+    one line (it gave a RecursionError), and kept."""
+    _run(tmp_path, games=3)
+    params = tmp_path / "data" / "params.json"
+    params.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(T.TrainError) as err:
+        _run(tmp_path, games=3)
+    assert str(err.value).startswith(str(params)) and "\n" not in str(err.value)
+    assert params.read_text() == "[" * 100_000 + "]" * 100_000
 
 
 def test_a_folder_keeps_its_data_parameters(tmp_path):
@@ -370,9 +498,9 @@ def test_dropped_feature_parts_are_never_seen(tmp_path, monkeypatch):
     (w_plain, *_), _ = _net_arrays(tmp_path / "gen" / "value_net.npz")
     assert np.any(w_plain[cols] != 0)
     # the checkpoint's key is the one of a fit made before the option
-    with open(tmp_path / "gen" / "data" / T.CHECKPOINT, "rb") as f:
-        assert set(pickle.load(f)["key"]) == {"target", "hidden", "l2", "seed", "rows",
-                                              "held_out", "y"}
+    with np.load(tmp_path / "gen" / "data" / T.CHECKPOINT, allow_pickle=False) as npz:
+        assert set(json.loads(str(npz["state"][()]))["key"]) == {
+            "target", "hidden", "l2", "seed", "rows", "held_out", "y"}
     # the same folder, the same data: the fit sees zeros there, and does not
     # take the plain fit's checkpoint
     seen = []

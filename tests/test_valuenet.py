@@ -506,3 +506,168 @@ def test_the_packaged_network_loads_and_searches():
     core = next(_positions(seeds=[1]))
     stats = ISMCTS(eval="net", seed=1).search(core, iterations=200)
     assert 0.0 <= stats["value"][0] <= 1.0
+
+
+# ---- hostile files (issue 46, point 20): read regular files only, bounded; only
+# the members the format names; bounded layers; meta bounded; read once ------------
+
+def _zip_with(path, members, compress=zipfile.ZIP_DEFLATED):
+    """A .npz written member by member: name -> bytes, or name -> (npy header
+    dict, number of zero bytes streamed after it, never held in memory)."""
+    with zipfile.ZipFile(path, "w", compression=compress) as z:
+        for name, content in members.items():
+            if isinstance(content, bytes):
+                z.writestr(name, content)
+                continue
+            header, zeros = content
+            with z.open(name, "w", force_zip64=True) as out:
+                np.lib.format.write_array_header_1_0(out, header)
+                block = bytes(1 << 20)
+                while zeros > 0:
+                    out.write(block[:min(zeros, len(block))])
+                    zeros -= len(block)
+    return path
+
+
+def _npy(array) -> bytes:
+    import io
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _good_members(tmp_path):
+    good = _write(tmp_path / "good-source.npz")
+    return {f"{k}.npy": _npy(v) for k, v in _arrays(good).items()}
+
+
+def _one_line_refusal(path, says):
+    with pytest.raises(ValueNetError) as err:
+        valuenet.load(path)
+    message = str(err.value)
+    assert "\n" not in message and len(message) < 400 and Path(path).name in message \
+        and says in message, message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_network_named_by_a_fifo_or_dev_zero_is_refused_unread(tmp_path, kind):
+    from conftest import run_cli
+    import os
+    if kind == "fifo":
+        path = tmp_path / "net.fifo"
+        os.mkfifo(path)
+        says = "a pipe (FIFO), not a regular file"
+    else:
+        path = Path("/dev/zero")
+        says = "a character device, not a regular file"
+    # a FIFO with no writer would block an open for reading: the run would hang
+    result = run_cli("advise", "examples/polish-opening.json", "--time", "0.5",
+                     "--bot", f"ismcts:eval=net,net={path}", timeout=120)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and path.name in lines[0], result.stderr
+
+
+def test_members_the_format_does_not_name_are_never_read(tmp_path):
+    members = _good_members(tmp_path)
+    # an unknown member that is damaged (its checksum does not match): read, it
+    # would fail; and a large one of zeros, decompressed it would ask for 256 MB
+    members["junk.npy"] = b"x" * 1000
+    members["zeros.npy"] = ({"descr": "<f4", "fortran_order": False, "shape": (2 ** 26,)},
+                            2 ** 28)
+    path = _zip_with(tmp_path / "extra.npz", members)
+    raw = bytearray(path.read_bytes())
+    at = raw.find(b"x" * 1000)
+    raw[at:at + 1000] = b"y" * 1000
+    path.write_bytes(bytes(raw))
+    net = valuenet.load(path)
+    assert net.sizes == SIZES
+
+
+def test_a_member_declaring_more_than_a_network_may_hold_is_refused_before_decompressing(
+        tmp_path):
+    members = _good_members(tmp_path)
+    # a 16-layer network of width 4096 in a small archive (its zeros compress):
+    # W1 alone declares 64 MiB
+    members["W0.npy"] = ({"descr": "<f4", "fortran_order": False, "shape": (N_FEATURES, 4096)},
+                         N_FEATURES * 4096 * 4)
+    for i in range(1, 16):
+        members[f"W{i}.npy"] = ({"descr": "<f4", "fortran_order": False,
+                                 "shape": (4096, 4096 if i < 15 else 1)},
+                                4096 * (4096 if i < 15 else 1) * 4 if i < 2 or i == 15 else 0)
+    path = _zip_with(tmp_path / "wide.npz", members)
+    assert path.stat().st_size < 2 ** 20
+    _one_line_refusal(path, "more than the")
+
+
+@pytest.mark.slow
+def test_advise_refuses_a_16_layer_4096_wide_network_at_once(tmp_path):
+    from conftest import run_cli
+    members = _good_members(tmp_path)
+    members["W0.npy"] = ({"descr": "<f4", "fortran_order": False, "shape": (N_FEATURES, 4096)},
+                         N_FEATURES * 4096 * 4)
+    path = _zip_with(tmp_path / "wide.npz", members)
+    result = run_cli("advise", "examples/polish-opening.json", "--time", "0.5",
+                     "--bot", f"ismcts:eval=net,net={path}", timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "wide.npz" in result.stderr
+
+
+@pytest.mark.parametrize("sizes, says", [
+    ((N_FEATURES,) + (4,) * 9 + (1,), "more than 8 layers"),
+    ((N_FEATURES, 2, 2000, 1), "W1 has shape (2, 2000), expected (2, n) with 1 <= n <= 1024"),
+    ((N_FEATURES, 1024, 300, 1), "1059116 multiply-adds per evaluation, at most 1048576"),
+])
+def test_layers_too_many_too_wide_or_too_costly_for_a_search_are_refused(tmp_path, sizes,
+                                                                          says):
+    weights, biases = valuenet.random_weights(sizes, 3)
+    members = {k: v for k, v in _good_members(tmp_path).items() if k[0] not in "Wb"}
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        members[f"W{i}.npy"], members[f"b{i}.npy"] = _npy(w), _npy(b)
+    path = _zip_with(tmp_path / "big.npz", members, compress=zipfile.ZIP_STORED)
+    _one_line_refusal(path, says)
+    with pytest.raises(ValueNetError) as err:
+        valuenet.write(tmp_path / "w.npz", weights, biases, output="clip", meta={})
+    assert says in str(err.value)
+
+
+def test_a_header_declaring_734_gib_is_refused_without_allocating(tmp_path):
+    members = _good_members(tmp_path)
+    header = {"descr": "<f4", "fortran_order": False, "shape": (N_FEATURES, 2 ** 28)}
+    import io
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, header)
+    members["W0.npy"] = buf.getvalue() + bytes(64)
+    path = _zip_with(tmp_path / "huge-header.npz", members)
+    _one_line_refusal(path, "entry 'W0' declares 788126498816 bytes of data and holds 64")
+
+
+@pytest.mark.parametrize("depth, says", [(100_000, "'meta' has 200000 characters, at most"),
+                                         (30_000, "nested more than 8 levels deep")])
+def test_meta_nested_deep_is_refused_in_one_line(tmp_path, depth, says):
+    path = _rewrite(_write(tmp_path / f"deep{depth}.npz"),
+                    meta=np.array("[" * depth + "]" * depth))
+    _one_line_refusal(path, says)
+
+
+def test_a_file_is_read_and_hashed_once_per_process_while_unchanged(tmp_path, monkeypatch):
+    from apps.advise import advise
+    from solver import state_io
+
+    reads = []
+    real = valuenet.read_bounded
+
+    def counting(path, fail, limit):
+        reads.append(str(path))
+        return real(path, fail, limit)
+
+    monkeypatch.setattr(valuenet, "read_bounded", counting)
+    path = _write(tmp_path / "once.npz", (N_FEATURES, 32, 32, 1))
+    state = state_io.load("examples/polish-opening.json")
+    out = advise(state, f"ismcts:threads=1,eval=mix,net={path}", iterations=400, seed=1)
+    assert out["responses"] and reads.count(str(path)) == 1, reads
+    assert valuenet.load(path) is valuenet.load(path) and reads.count(str(path)) == 1
+    _write(path, (N_FEATURES, 32, 32, 1), seed=5)     # changed: read again
+    assert valuenet.load(path).sha256 != valuenet.load(_write(tmp_path / "x.npz")).sha256
+    assert reads.count(str(path)) == 2

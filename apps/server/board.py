@@ -38,7 +38,8 @@ from apps.server.games import GameStore, Limits, ServerGame
 from apps.server.http import parse_json
 from solver.cards import default_card_set_path, load_card_set
 from solver.errors import (BusyError, ParameterError, PositionError, RequestError,
-                           SerializationError, StateFormatError, UnknownAnalysisError)
+                           SerializationError, StateFormatError, UnknownAnalysisError, brief,
+                           describe_value, quote)
 from solver.state_io import FORMAT as STATE_FORMAT
 from solver.state_io import deck_schedule, dumps, from_json, game_config, to_json
 from solver.vocabulary import SIDES
@@ -187,7 +188,7 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
     ``side``'s, default the human side of the save, so that importing one's
     own save never shows the bot's hand) -> {state, side}."""
     if side is not None and side not in SIDES:
-        raise RequestError(f"side: expected {' or '.join(SIDES)}, got {side!r}")
+        raise RequestError(f"side: expected {' or '.join(SIDES)}, got {brief(side)}")
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt in (GAME_FORMAT, FIRST_FORMAT):
         try:
@@ -200,10 +201,11 @@ def import_file(data: Any, side: str | None, name: str = "upload") -> dict[str, 
             raise RequestError(str(err).splitlines()[0]) from None
         return {"state": normalized(view), "side": p}
     if isinstance(fmt, str) and fmt.startswith("wildhorn-cards/"):
-        raise RequestError(f"{name}: $.format: this is a card set ({fmt!r}), not a position")
+        raise RequestError(f"{name}: $.format: this is a card set ({quote(fmt)}), not a position")
     if fmt is not None and fmt != STATE_FORMAT:
         raise PositionError(f"{name}: $.format: expected {STATE_FORMAT!r} (a state file) or "
-                            f"{GAME_FORMAT!r} (a saved game), got {fmt!r}", "$.format")
+                            f"{GAME_FORMAT!r} (a saved game), got {describe_value(fmt)}",
+                            "$.format")
     state = normalized(data) if isinstance(data, dict) else check(data)
     if side is not None and state["perspective"] != side:
         raise RequestError(f"side: this state file is the {state['perspective']} view")
@@ -276,11 +278,11 @@ class Analyses:
             raise RequestError("state: expected the position as a JSON object")
         iterations = body.get("iterations", self.limits.hint_iterations)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise RequestError(f"iterations: expected a positive integer, got {iterations!r}")
+            raise RequestError(f"iterations: expected a positive integer, got {brief(iterations)}")
         iterations = max(MIN_ITERATIONS, min(iterations, self.limits.max_iterations))
         seed = body.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 31:
-            raise RequestError(f"seed: expected an integer in [0, 2^31), got {seed!r}")
+            raise RequestError(f"seed: expected an integer in [0, 2^31), got {brief(seed)}")
         info = check_request({"state": data})
         if not info["advisable"]:
             where = "$.perspective" if info["decision"] else "$.step"

@@ -51,7 +51,7 @@ from typing import Any, Protocol
 from apps.tournament.scheduling import (CHANCE_SCHEMES, DEFAULT_CHANCE, LEGACY_CHANCE,
                                         derive)
 from solver.cards import CARDS_PER_SIDE, load_card_set
-from solver.errors import ParameterError
+from solver.errors import ParameterError, brief
 from solver.vocabulary import PHASES
 
 SCHEMES = CHANCE_SCHEMES
@@ -69,7 +69,7 @@ class ChanceStream(Protocol):
 
 def check_scheme(scheme: str) -> str:
     if scheme not in SCHEMES:
-        raise ParameterError(f"--chance: expected one of {', '.join(SCHEMES)}, got {scheme!r}")
+        raise ParameterError(f"--chance: expected one of {', '.join(SCHEMES)}, got {brief(scheme)}")
     return scheme
 
 

@@ -22,7 +22,7 @@ from apps.tournament.progress import LineProgress, game_line
 from apps.tournament.scheduling import GameTask, pairings, schedule
 from apps.tournament.stats import analyse, luck_summary, pair_scores, parse_sprt, sprt
 from bots import BotSpec, parse_spec, valuenet
-from solver.errors import ParameterError
+from solver.errors import ParameterError, brief
 
 
 class TournamentInterrupted(KeyboardInterrupt):
@@ -129,7 +129,9 @@ def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: s
             raise ParameterError(f"--format self-play: give exactly one bot (it plays both "
                                  f"sides), got {len(bots)}")
     elif len(bots) < 2:
-        raise ParameterError(f"--bots: a tournament needs at least two bots, got {len(bots)}")
+        raise ParameterError(f"--bots: a tournament needs at least two bots, got {len(bots)} "
+                             f"(bot specs are separated by ';', e.g. --bots "
+                             f"\"ismcts;heuristic\"; ',' separates a bot's options)")
     if len(set(bots)) != len(bots):
         raise ParameterError("--bots: each bot spec may appear only once")
     for spec in bots:
@@ -146,7 +148,7 @@ def check_arguments(bots: list[str], fmt: str, games: int, jobs: int, backend: s
     if jobs <= 0:
         raise ParameterError(f"--jobs: expected a positive number, got {jobs}")
     if backend not in BACKENDS:
-        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise ParameterError(f"--backend: expected one of {', '.join(BACKENDS)}, got {brief(backend)}")
     if address is not None and backend != "ray":
         raise ParameterError("--address: only with --backend ray")
     sprt_params = parse_sprt(sprt_text) if sprt_text is not None else None

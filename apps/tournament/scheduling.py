@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.errors import ParameterError
+from solver.errors import ParameterError, brief
 
 FORMATS = ("round-robin", "gauntlet", "self-play")
 
@@ -41,7 +41,7 @@ def pairings(n_bots: int, fmt: str) -> list[tuple[int, int]]:
         return [(i, j) for i in range(n_bots) for j in range(i + 1, n_bots)]
     if fmt == "gauntlet":
         return [(0, k) for k in range(1, n_bots)]
-    raise ParameterError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    raise ParameterError(f"--format: expected one of {', '.join(FORMATS)}, got {brief(fmt)}")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import numpy as np
 
 from apps.tournament.luck import LUCK_FIELD
 from apps.tournament.scheduling import derive
-from solver.errors import ParameterError
+from solver.errors import ParameterError, brief
 from solver.vocabulary import SIDES
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -105,7 +105,7 @@ def parse_sprt(text: str) -> dict[str, float]:
         try:
             out[key] = float(value)
         except ValueError:
-            raise ParameterError(f"--sprt: {key} expects a number, got {value!r}") from None
+            raise ParameterError(f"--sprt: {key} expects a number, got {brief(value)}") from None
     if not out["elo1"] > out["elo0"]:
         raise ParameterError("--sprt: elo1 must be greater than elo0")
     for key in ("alpha", "beta"):

@@ -16,14 +16,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import pyspiel
 
 from solver._core import NUM_DISTINCT_ACTIONS, Core, encode_action
 from solver.jsonio import MAX_FILE_BYTES, loads, read_bounded, read_text_bounded, size_problem
 from solver.cards import load_card_set
-from solver.errors import ParameterError, WildhornError, describe_value
+from solver.errors import ParameterError, StateFormatError, WildhornError, describe_value
+from solver.errors import one_line
+from solver.errors import label as short_label
 from solver.errors import quote as _q
 from solver.game import WildhornState, make_config
 from solver.state_io.checker import PositionCheck
@@ -146,23 +148,28 @@ def read_position(source: str | os.PathLike | IO, seed: int = 0, *,
             raise ParameterError("read_position: raw is the bytes of a path, not of an open file")
         name = getattr(source, "name", None)
         label = name if isinstance(name, str) else "state"
-        text = read_text_bounded(source, lambda why: _Reader(str(label)).fail("$", why))
+        text = read_text_bounded(source, lambda why: _file_error(str(label), why))
         base = Path(name).parent if isinstance(name, str) else None
     else:
         if not isinstance(source, (str, os.PathLike)):
             raise ParameterError(f"load: expected a path or a file, got {type(source).__name__}")
         label = os.fspath(source)
         if raw is None:
-            text = read_bounded(source, lambda why: _Reader(str(label)).fail("$", why))
+            text = read_bounded(source, lambda why: _file_error(str(label), why))
         else:
             too_large = size_problem(len(raw), MAX_FILE_BYTES)
             if too_large is not None:
-                _Reader(str(label)).fail("$", too_large)
+                _file_error(str(label), too_large)
             text = raw
         base = Path(source).parent
     if not isinstance(text, (str, bytes, bytearray)):
         raise ParameterError("load: the file gave neither text nor bytes")
     return position_of(text, seed, source=str(label), base_dir=base)
+
+
+def _file_error(name: str, why: str) -> NoReturn:
+    """A file that cannot be read (no JSON path: nothing of it was parsed)."""
+    raise StateFormatError(f"{short_label(name)}: {one_line(why)}")
 
 
 def from_json(obj: Any, seed: int = 0, *, source: str = "state",

@@ -99,15 +99,18 @@ export function renderAdvice(box, a, opts = {}) {
       text: "Exact: the position is solved (both hands known, only dice left); every win chance is exact." }));
   }
   const me = a.to_move || null;
-  const best = actions.find((r) => r.id === a.recommended_id);
   const value = a.value;
   if (value) {
     const ci = a.value_ci95 || {};
     const order = me ? [me, ...vocabulary.sides.filter((s) => s !== me)] : vocabulary.sides;
     const parts = order.map((s) => {
-      let t = `${sideTitle(s)}${s === me ? " (you)" : ""} ${winText(value[s], best ? best.stderr : null)}`;
+      // one statement of uncertainty: the interval, with a plain word when wide (apps.advise)
+      let t = `${sideTitle(s)}${s === me ? " (you)" : ""} ${percent(value[s])}`;
       const iv = ci[s];
-      if (s === me && iv && iv[1] > iv[0]) t += ` (95% interval ${percent(iv[0])} to ${percent(iv[1])})`;
+      const word = a.uncertainty === "very uncertain"
+        ? ": very uncertain, the search cannot pin this position down"
+        : a.uncertainty === "rough" ? ": rough" : "";
+      if (s === me && iv && iv[1] > iv[0]) t += ` (95% interval ${percent(iv[0])} to ${percent(iv[1])}${word})`;
       return t;
     });
     box.append(el("p", { class: "b-win", "data-testid": id("win"),

@@ -260,6 +260,7 @@
  * @property {boolean} [only] the hint of a decision with one legal action (nothing searched)
  * @property {Record<string, number> | null} value by side
  * @property {Record<string, [number, number]> | null} [value_ci95]
+ * @property {string | null} [uncertainty] how sure the mover's win chance is (apps.advise.uncertainty)
  * @property {AdviceAction[]} [actions]
  * @property {Reply[]} [responses]
  * @property {string | null} [responses_note]
