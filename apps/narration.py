@@ -202,8 +202,9 @@ class Narrator:
             return words, details
         need = self._needed(pend["card"], kind)
         total = dice[0] + mods[0]
-        words = (f"total {total} ({self._roll_words(dice[0], 0, mods[0])})" if mods[0]
-                 else f"die {total}")
+        # the die named with the side that rolled it (the searcher's or spy's)
+        words = (f"{self.names[actor]} total {total} ({self._roll_words(dice[0], 0, mods[0])})"
+                 if mods[0] else f"{self.names[actor]} die {total}")
         return words + f", needs {need}", {"total": total, "needed": need, "dice": list(dice),
                                             "modifiers": list(mods)}
 
@@ -273,7 +274,8 @@ class Narrator:
             words, details = self._totals(p1)
             verdict = "succeeds" if self._standing(p1) else "fails"
             emit(PUBLIC, "game", Kind.ROLL,
-                 f"{what} die for {self._name(card)}: {die}, needs {details['needed']}: "
+                 f"{what} die for {self._name(card)} ({self.names[actor]}): {die}, "
+                 f"needs {details['needed']}: "
                  f"{verdict} unless modified.",
                  die=die, roll=kind, card=self._num(card), **details)
 
@@ -501,7 +503,12 @@ class Narrator:
                 what = {"search": "search", "steal": "spy" if pend["actor"] == 0
                         else "Sturmwind"}[kind]
                 text = f"The {what} {'succeeds' if ok else 'fails'}: {words}."
-            emit(PUBLIC, "game", Kind.OUTCOME, text, action=kind, success=ok, **details)
+            # who rolled each die, so that a table labels the dice without the rolls' entries
+            # (which may come before the viewer's last decision)
+            rollers = {"actor": SIDES[pend["actor"]], "card": self._num(pend["card"])}
+            if kind == "attack" and pend["defender"] >= 0:
+                rollers["defender"] = self._num(pend["defender"])
+            emit(PUBLIC, "game", Kind.OUTCOME, text, action=kind, success=ok, **details, **rollers)
         # cards: destroyed, sent home by Nurses, sent back in a redraw
         back: dict[int, list[int]] = {0: [], 1: []}
         for g in self.cards:

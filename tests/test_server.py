@@ -564,3 +564,32 @@ def test_the_view_s_fields_are_in_the_openapi_document_and_in_api_js(client):
     last = js[js.index("@typedef {object} LastMove"):]
     last = last[:last.index("*/")]
     assert set(view["last_move"]) <= set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", last))
+
+
+def test_every_settled_die_is_labelled_with_the_side_that_rolled_it(client):
+    """Issue 46: playing Polish, a search of yours settled after your last
+    decision (a reaction window of yours came between the die and the
+    outcome) was drawn as the bot's die.  Seeded games through the API:
+    every die of last_move and of the action under way has the side of the
+    card that rolled it, and your own rolls appear."""
+    owner = {"PL": "polish", "DE": "german"}
+    mine = 0
+    for seed, side in ((3, "polish"), (4, "polish"), (5, "german")):
+        rng = random.Random(seed)
+        view = to_human(client, new_game(client, side=side, seed=seed))
+        for _ in range(400):
+            if view["status"] == "over":
+                break
+            settled = [r for d in view["last_move"]["dice"] for r in d["rolls"]]
+            pend = view["pending"] or {}
+            for r in settled + [r for r in pend.get("rolls", []) if r["die"] is not None]:
+                assert r["card"] and r["side"] == owner[r["card"][:2]], (r, view["last_move"])
+            for d in view["last_move"]["dice"]:
+                if len(d["rolls"]) == 2:
+                    assert d["rolls"][0]["side"] != d["rolls"][1]["side"]
+                mine += d["rolls"][0]["side"] == view["you"]
+            act = rng.choice(view["actions"])["id"]
+            res = client.post(f"/api/games/{view['id']}/action",
+                              json={"action": act, "version": view["version"]})
+            view = to_human(client, res.json())
+    assert mine > 0

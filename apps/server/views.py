@@ -225,11 +225,14 @@ def last_move(record: GameRecord, events: list[dict[str, Any]], since: int,
             rollers[d.get("roll", "")] = d.get("card")
         elif who == "game" and kind == "outcome":
             attack = d.get("action") == "attack"
-            first = rollers.get("attack") if attack else rollers.get(d.get("action", ""))
-            side = side_of.get(first or "", bot)
+            # the outcome names who rolled (saves before issue 46 do not: then the
+            # rolls' entries, when they came after the human's last decision)
+            first = d.get("card") or (rollers.get("attack") if attack
+                                      else rollers.get(d.get("action", "")))
+            side = d.get("actor") or side_of.get(first or "", bot)
             rolls = [_die(cards, first, d["dice"][0], d["modifiers"][0], side, attack)]
             if attack and len(d["dice"]) > 1:
-                second = rollers.get("defence")
+                second = d.get("defender") or rollers.get("defence")
                 rolls.append(_die(cards, second, d["dice"][1], d["modifiers"][1],
                                   human if side == bot else bot, True))
             action = d.get("action")
