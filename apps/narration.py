@@ -724,6 +724,20 @@ def pending_text(core: Core, names: Sequence[str] = SIDE_NAMES) -> str:
     return text
 
 
+def undone_text(entries: Sequence[dict[str, Any]], bot_decisions: int, human: str) -> str:
+    """What an undo took back, in the same words in the terminal and on the
+    page: the human's decision as the log told it and the bot's decisions
+    after it (``entries``: the log entries taken back; ``human``: "polish"
+    or "german")."""
+    mine = next((e["text"] for e in entries if e["who"] == human), None)
+    what = f'your decision "{mine}"' if mine else "your last decision"
+    if bot_decisions:
+        what += (f" and the bot's {bot_decisions} decision{'s' if bot_decisions != 1 else ''} "
+                 f"after it")
+    n = len(entries)
+    return f"Undone: {what} ({n} log entr{'y' if n == 1 else 'ies'} taken back)."
+
+
 def condense(entries: Iterable[Entry | dict[str, Any]]) -> list[str]:
     """The texts of ``entries`` with every run of draws by one side (and its
     redraw, if any) as one line: "You draw PL04 Scouts, PL07 Partisans." or

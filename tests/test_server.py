@@ -593,3 +593,41 @@ def test_every_settled_die_is_labelled_with_the_side_that_rolled_it(client):
                               json={"action": act, "version": view["version"]})
             view = to_human(client, res.json())
     assert mine > 0
+
+
+def test_issue_46_wording_undo_games_list_and_the_piles_top(client):
+    """Undo's answer says what it took back, in the terminal's words; the
+    list of games names the bot for people; a pile's last card is the last
+    card that went there."""
+    from apps.narration import undone_text
+    rng = random.Random(8)
+    view = to_human(client, new_game(client, side="polish", seed=8))
+    gid = view["id"]
+    game = client.app.state.store.get(gid)
+    for _ in range(6):
+        act = rng.choice(view["actions"])["id"]
+        view = to_human(client, client.post(f"/api/games/{gid}/action",
+                                            json={"action": act, "version": view["version"]}).json())
+    entries, bot = game.record.undo_preview()
+    undone = client.post(f"/api/games/{gid}/undo").json()["undone"]
+    assert undone == undone_text(entries, bot, "polish")
+    assert undone.startswith('Undone: your decision "You ') and "taken back" in undone
+    new_game(client, side="german", bot="ismcts:time=1.0", seed=2)
+    lines = client.get("/api/games").json()["games"]
+    assert {"ISMCTS, 1 s per move", "Random, any legal move at random"} <= \
+        {g["bot_label"] for g in lines}
+    # the piles: play to the end; a pile's top is the card of that side that went last
+    # (found from the positions step by step, not from the log)
+    play_locally(game, rng)
+    view = client.get(f"/api/games/{gid}").json()
+    record = game.record
+    positions = list(record.before) + [record.core]
+    went: dict[str, int] = {}
+    for i in range(1, len(positions)):
+        before = set(positions[i - 1].cards_at("gone"))
+        for g in set(positions[i].cards_at("gone")) - before:
+            went[record.cards[g].number] = i
+    for side, pile in view["piles"].items():
+        if pile:
+            last = max(went[c["number"]] for c in pile)
+            assert went[pile[-1]["number"]] == last, (pile[-1], went)

@@ -158,6 +158,7 @@
  * @property {Record<string, number>} score by side
  * @property {"human" | "bot" | "review" | "over"} status
  * @property {boolean} can_undo
+ * @property {string} [undone] in an undo's answer: what it took back, in the terminal's words
  * @property {boolean} can_resign
  * @property {string} you the human's side
  * @property {string} bot_side

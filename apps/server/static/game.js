@@ -26,6 +26,13 @@ import { sideTitle, vocabulary } from "./vocabulary.js";
 export const game = { id: localStorage.getItem("wildhorn-game"), view: null, busy: false,
                       thinkTimer: undefined, botLoop: false, reviewing: false };
 
+/** A line under the toolbar saying what a button did (Undo's answer); "" hides it. @param {string} text */
+export function showNotice(text) {
+  const box = $("#notice");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
 /** Empties and hides the hint: it speaks of a position that is gone. */
 export function clearHint() {
   const box = $("#hint");
@@ -40,7 +47,10 @@ export function clearHint() {
  */
 export function show(view) {
   const before = game.view;
-  if (!before || before.version !== view.version || before.id !== view.id || before.status !== view.status) clearHint();
+  if (!before || before.version !== view.version || before.id !== view.id || before.status !== view.status) {
+    clearHint();
+    showNotice("");
+  }
   game.view = view;
   if (view.status !== "review") localStorage.setItem("wildhorn-game", view.id);
   game.id = view.id;
@@ -227,7 +237,12 @@ export function setupGame() {
     else clearHint();
   });
   $("#btn-undo").onclick = () => {
-    if (game.view && game.view.can_undo) run(async () => show(await api("POST", `/api/games/${game.id}/undo`)));
+    if (game.view && game.view.can_undo) run(async () => {
+      /** @type {View} */
+      const view = await api("POST", `/api/games/${game.id}/undo`);
+      show(view);
+      if (view.undone) showNotice(`${view.undone} Back to that decision.`);  // as the terminal says it
+    });
   };
   $("#btn-resign").onclick = async () => {
     if (!game.view || !game.view.can_resign) return;
@@ -283,7 +298,10 @@ export function setupGame() {
     botTime.max = String(b.max_time);
   }).catch((e) => showError(String(e && e.message || e)));
   // ... and not over the analysis board when the page opened on it (#board)
-  const startDialog = () => { if ($("#board").hidden) newGameDialog(); };
+  const startDialog = () => {
+    if (!game.view) $("#status").textContent = "No game in progress: start one in the New game dialog.";
+    if ($("#board").hidden) newGameDialog();
+  };
   const id = game.id;
   if (id) {
     Promise.all([botsReady, run(() => loadGame(id))]).then(() => { if (!game.view) startDialog(); });

@@ -43,7 +43,7 @@ export function drawBotMove(view) {
     const ol = el("ol");
     for (const a of last.alternatives) {
       ol.append(el("li", { text: `${a.action} \u2014 searched ${a.visits} times` +
-                                 (a.value === null ? "" : `, your chance after it ${(100 * a.value).toFixed(0)}%`) }));
+                                 (a.value === null ? "" : `, the bot's own chance after it ${(100 * a.value).toFixed(0)}%`) }));
     }
     d.append(ol);
     box.append(d);
