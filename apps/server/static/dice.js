@@ -31,7 +31,7 @@ const signed = (n) => `${n < 0 ? "\u2212" : "+"} ${Math.abs(n)}`;
 
 /** One die with what is added to it. @param {DieRoll} r */
 export function rollEl(r) {
-  const box = el("span", { class: "roll", "data-testid": "roll" },
+  const box = el("span", { class: "roll", "data-testid": "roll", "data-side": r.side, "data-card": r.card || "" },
                  el("span", { class: "roll-who", text: `${sideTitle(r.side)}${r.card ? ` (${r.card})` : ""}` }),
                  dieEl(r.die, r.side));
   if (r.bullets) box.append(el("span", { class: "add", text: `${signed(r.bullets)} bullet${r.bullets === 1 ? "" : "s"}` }));

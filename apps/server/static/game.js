@@ -6,7 +6,7 @@ import { renderAdvice } from "./advice_view.js";
 import { api, ApiError } from "./api.js";
 import { askConfirm } from "./dialogs.js";
 import { $, el, showError, sleep } from "./dom.js";
-import { drawTable, followAnchor, hideMenu, menuOpen } from "./table.js";
+import { drawTable, followAnchor, hideMenu, menuOpen, revealLastMove } from "./table.js";
 import { sideTitle, vocabulary } from "./vocabulary.js";
 
 /** @typedef {import("./api.js").View} View */
@@ -105,11 +105,14 @@ function act(actionId, version) {
   }).then(botTurns);
 }
 
-function startThinking() {
+/** The thinking indicator, in the choices (in view at every size). @param {number} n the bot's decision, 1 for its first since yours */
+function startThinking(n) {
   const box = $("#thinking");
   const t0 = performance.now();
   box.hidden = false;
-  const tick = () => { box.textContent = `Bot is thinking\u2026 ${((performance.now() - t0) / 1000).toFixed(1)} s`; };
+  const bot = game.view ? `${sideTitle(game.view.bot_side)} (the bot)` : "The bot";
+  const which = n > 1 ? `its decision ${n} since yours` : "its decision";
+  const tick = () => { box.textContent = `${bot} is thinking about ${which}\u2026 ${((performance.now() - t0) / 1000).toFixed(1)} s`; };
   tick();
   game.thinkTimer = window.setInterval(tick, 100);
 }
@@ -123,8 +126,9 @@ async function botTurns() {
   if (game.botLoop) return;
   game.botLoop = true;
   try {
+    let n = 0;
     while (game.view && game.view.status === "bot") {
-      startThinking();
+      startThinking(++n);
       /** @type {View} */
       let view;
       try {
@@ -135,7 +139,8 @@ async function botTurns() {
       } finally {
         stopThinking();
       }
-      show(view);
+      show(view);  // each decision of the bot as it is made, marked on the table
+      revealLastMove();
       if (view.status === "bot") await sleep(350);
     }
   } finally {
@@ -146,6 +151,7 @@ async function botTurns() {
 /** @param {string} id */
 async function loadGame(id) {
   show(await api("GET", `/api/games/${id}`));
+  revealLastMove();
   botTurns();
 }
 
@@ -185,7 +191,19 @@ async function startGame(form) {
 function showHint(a) {
   const box = $("#hint");
   renderAdvice(box, a, { title: "Hint", testid: "hint", maxActions: 5 });
+  const view = game.view;
+  if (view && !a.only) {
+    // whose chance it gives, and why it need not add up with the bot's own figure (issue 46)
+    const you = sideTitle(view.you), bot = sideTitle(view.bot_side);
+    box.querySelector("h3")?.after(el("p", { class: "hint-note", "data-testid": "hint-note",
+      text: `Chances here are yours (${you}), from your information; the bot's own rating ` +
+            `under its moves (${bot}) is from its information: the two need not add up to 100%.` }));
+  }
+  box.prepend(el("button", { type: "button", class: "hint-close", title: "Close the hint", "aria-label": "close the hint",
+                             text: "\u00d7", onclick: clearHint }));
   box.hidden = false;
+  box.scrollTop = 0;
+  box.scrollIntoView({ block: "nearest" });
 }
 
 /** The game's keyboard shortcuts: p pass, d or Escape decline, Enter the only action, h hint, u undo. */
@@ -230,6 +248,7 @@ export function setupGame() {
     const box = $("#hint");
     box.hidden = false;
     box.textContent = "Thinking about your position\u2026";
+    box.scrollIntoView({ block: "nearest" });
     /** @type {import("./api.js").Advice} */
     const advice = await api("POST", `/api/games/${game.id}/hint`);
     // the position may have changed meanwhile: a hint of another position is dropped

@@ -27,6 +27,11 @@ export function drawBotMove(view) {
     const ol = el("ul", { class: "moves", "data-testid": "bot-moves" });
     for (const m of last.moves) ol.append(el("li", { text: m }));
     box.append(ol);
+    if (last.moves.some((m) => m.includes("bot rates its chance"))) {
+      box.append(el("p", { class: "hint-note", "data-testid": "bot-rating-note",
+        text: `"rates its chance" is the bot's own (${bot}) chance, from its information; ` +
+              "Hint gives yours from your information: the two need not add up to 100%." }));
+    }
   } else if (view.status === "human" && view.log_size > 0) {
     box.append(el("h3", { text: `${bot} (the bot) made no move since your last decision` }));
   }
