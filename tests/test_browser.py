@@ -191,7 +191,9 @@ def test_the_new_game_dialog_lists_the_other_games_to_resume_or_close(page, serv
     others = [store.new_game(side="german", bot="random", seed=s) for s in (22, 23)]
     page.click("#btn-new")
     page.wait_for_selector(f'#games-list li[data-game="{others[1].id}"]')
-    assert "German against random, turn 1" in page.inner_text("#games-list")
+    # the bot named for people, not by its spec (issue 46)
+    assert "You play German against the bot (Random, any legal move at random), turn 1" \
+        in page.inner_text("#games-list")
     assert page.locator(f'#games-list li[data-game="{view["id"]}"]').count() == 0  # this one
     page.click(f'#games-list li[data-game="{others[0].id}"] button.close')
     page.wait_for_selector(f'#games-list li[data-game="{others[0].id}"]', state="detached")

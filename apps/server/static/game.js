@@ -202,8 +202,7 @@ function showHint(a) {
   box.prepend(el("button", { type: "button", class: "hint-close", title: "Close the hint", "aria-label": "close the hint",
                              text: "\u00d7", onclick: clearHint }));
   box.hidden = false;
-  box.scrollTop = 0;
-  box.scrollIntoView({ block: "nearest" });
+  box.scrollTop = 0;  // the hint is in the choices, which stay in the window at every size
 }
 
 /** The game's keyboard shortcuts: p pass, d or Escape decline, Enter the only action, h hint, u undo. */
@@ -248,7 +247,6 @@ export function setupGame() {
     const box = $("#hint");
     box.hidden = false;
     box.textContent = "Thinking about your position\u2026";
-    box.scrollIntoView({ block: "nearest" });
     /** @type {import("./api.js").Advice} */
     const advice = await api("POST", `/api/games/${game.id}/hint`);
     // the position may have changed meanwhile: a hint of another position is dropped
