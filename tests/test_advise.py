@@ -838,3 +838,15 @@ def test_the_bench_takes_a_position_answered_exactly(monkeypatch, tmp_path):
     assert answers[0].get("exact") is True
     assert out["states"] == 1 and out["rows"][0]["answers_checked"] == 0
     assert out["agreement_rate"] is None
+
+
+def test_an_ability_named_like_its_card_is_said_once():
+    """Issue 46: "uses DE12 Volunteers's Volunteers" read badly: the ability
+    of a card is said as "the Volunteers of PL13 Volunteers"."""
+    from apps.advise import says
+    from tests.helpers import act, build
+    s = build(places={"PL13": "forest"})
+    volunteers = act("VOLUNTEERS", "PL13")
+    assert volunteers in s.legal_actions()
+    assert says(s, 0, volunteers, 0) == "use the Volunteers of PL13 Volunteers"
+    assert says(s, 0, volunteers, 1) == "uses the Volunteers of PL13 Volunteers"

@@ -479,6 +479,20 @@ def test_reference_piles_and_review_steps(page, server):
     page.click(f"[data-testid=pile-{view['bot_side']}]")
     assert page.locator("#pile-cards .card").count() == len(gone)
     page.click("#btn-pile-close")
+    # issue 46: the review can be closed while it rates (its progress requests held here,
+    # so that it is still at work), and shows its progress when opened again
+    held = []
+    page.route("**/api/games/*/review", lambda route: held.append(route)
+               if route.request.method == "GET" else route.continue_())
+    page.click("#btn-review")
+    page.wait_for_selector("#review-dialog[open]")
+    page.wait_for_function("() => /Rated \\d+ of \\d+/.test(document.querySelector('#review-progress').textContent)")
+    assert page.is_visible("#review-bar") and page.is_visible("#review-closable")
+    page.click("#btn-review-close")
+    assert not page.is_visible("#review-dialog")
+    page.unroute("**/api/games/*/review")
+    for route in held:
+        route.continue_()
     page.click("#btn-review")
     page.wait_for_function("() => /Rated (\\d+) of \\1 /.test("
                            "document.querySelector('#review-progress').textContent)",
@@ -527,6 +541,16 @@ UNCOVERED = """sel => [...document.querySelectorAll(sel)].filter(e => e.getClien
   return {text: (e.textContent || '').trim().slice(0, 50), ok: inside && !!hit && (hit === e || e.contains(hit)),
           on: hit ? (hit.id || hit.className || hit.tagName) : null};
 })"""
+
+
+FIRST_MARK_SEEN = """() => {
+  const c = document.querySelector('#table .card.last-move');
+  if (!c) return null;
+  const r = c.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return y >= 0 && y <= innerHeight && !!hit && (hit === c || c.contains(hit));
+}"""
 
 
 def uncovered(page, selector: str) -> list[dict]:
@@ -583,16 +607,32 @@ def test_every_choice_the_hint_the_toolbar_and_the_dice_at_each_size(browser, bo
         view = settled(page)
         for control in uncovered(page, "header nav > *"):
             assert control["ok"], (control, size)
-        hinted = dice = 0
+        hinted = dice = marks = 0
         for k in range(30):
             if view["status"] == "over" or (k >= 12 and dice):
                 break
+            # the first card the bot's moves marked on the table is in sight, not under the dock,
+            # before anything is scrolled (the page brought it into view)
+            seen = page.evaluate(FIRST_MARK_SEEN)
+            assert seen is not False, (f"a marked card is under the dock at {size}",
+                                       view["last_move"]["cards"])
+            marks += seen is True
             check_decision(page, view, width, height)
             for button in uncovered(page, "#actions button"):
                 assert button["ok"], (button, size)
             for die in uncovered(page, "#prompt .die"):
                 assert die["ok"], (die, size)
             dice += check_dice_labels(page)
+            words = page.inner_text("#choices")
+            assert not re.search(r"\d cards\b", words.replace("cards gone", "")), words
+            assert "your chance after it" not in words
+            if "bot rates its chance" in page.inner_text("#bot-move"):
+                assert "is the bot's own (" in page.inner_text("[data-testid=bot-rating-note]")
+            # (once the marks' animations, a card arriving from above, are over)
+            page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running'"
+                                   " && a.effect && a.effect.target && a.effect.target.closest('#table'))")
+            for heading in uncovered(page, ".zone-title"):  # no heading stays under the hand
+                assert heading["ok"], (heading, size)
             hand = page.evaluate("() => { const h = document.querySelector('[data-testid=hand]');"
                                  " return [h.scrollWidth, h.clientWidth]; }")
             assert hand[0] <= hand[1] + 1, f"the hand scrolls sideways: {hand}"
@@ -608,7 +648,7 @@ def test_every_choice_the_hint_the_toolbar_and_the_dice_at_each_size(browser, bo
                 assert f"yours ({view['you'].title()})" in page.inner_text("[data-testid=hint-note]")
                 hinted = 1
             view = act_by_hand(page, view, aggressive(view, k))
-        assert hinted and dice > 0
+        assert hinted and dice > 0 and marks > 0
         if view["can_undo"]:
             page.click("#btn-undo")
             page.wait_for_selector("#notice:not([hidden])")

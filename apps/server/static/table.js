@@ -136,15 +136,24 @@ function tabTitle(view) {
 }
 
 /**
+ * What the page scrolls into view (a card, a zone's heading) lands above the
+ * sticky dock (below 1000 px: your hand and choices; wider: your hand), not
+ * under it; the dock's height.
+ */
+export function keepClearOfDock() {
+  const narrow = window.matchMedia("(max-width: 1000px)").matches;
+  const covered = (narrow ? $("#dock") : $("#you")).getBoundingClientRect().height;
+  document.documentElement.style.scrollPaddingBottom = `${Math.ceil(covered) + 6}px`;
+  return covered;
+}
+
+/**
  * Keeps the cards of the bot's last move in sight: the first one marked on
  * the table that the sticky dock (your hand and choices) covers, or that is
  * out of the window, is scrolled into the part of the window above the dock.
  */
 export function revealLastMove() {
-  const narrow = window.matchMedia("(max-width: 1000px)").matches;
-  const dock = narrow ? $("#dock") : $("#you");
-  const covered = dock.getBoundingClientRect().height;
-  document.documentElement.style.scrollPaddingBottom = `${Math.ceil(covered) + 6}px`;
+  const covered = keepClearOfDock();
   const marked = document.querySelector("#table .card.last-move");
   if (!(marked instanceof HTMLElement)) return;
   const r = marked.getBoundingClientRect();
@@ -229,6 +238,7 @@ export function drawTable(view, act) {
   if (view.status !== "review") markLastMove(view);
   if (view.status === "over") showEnd(view);
   if (view.status !== "review") $("#review-banner").hidden = true;
+  keepClearOfDock();
 }
 
 /** @param {import("./api.js").Pending | null} p */
