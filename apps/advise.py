@@ -284,11 +284,11 @@ def says(s: Core, actor: int, action: int, viewer: int) -> str:
     if name == "STEAL":
         if STEAL_KINDS[actor] == "spy":
             return f"{verb('spy', 'spies')} with {card(own)}"
-        return f"{verb('use')} {card(own)}'s Sturmwind"
+        return f"{verb('use')} the Sturmwind of {card(own)}"
     if name == "COMMAND":
-        return f"{verb('use')} {card(own)}'s Command"
+        return f"{verb('use')} the Command of {card(own)}"
     if name == "VOLUNTEERS":
-        return f"{verb('use')} {card(own)}'s Volunteers"
+        return f"{verb('use')} the Volunteers of {card(own)}"
     if name == "ASSIST":
         return f"{verb('give')} Assistance with {card(own)}"
     if name == "ESCORT":

@@ -202,8 +202,9 @@ class Narrator:
             return words, details
         need = self._needed(pend["card"], kind)
         total = dice[0] + mods[0]
-        words = (f"total {total} ({self._roll_words(dice[0], 0, mods[0])})" if mods[0]
-                 else f"die {total}")
+        # the die named with the side that rolled it (the searcher's or spy's)
+        words = (f"{self.names[actor]} total {total} ({self._roll_words(dice[0], 0, mods[0])})"
+                 if mods[0] else f"{self.names[actor]} die {total}")
         return words + f", needs {need}", {"total": total, "needed": need, "dice": list(dice),
                                             "modifiers": list(mods)}
 
@@ -273,7 +274,8 @@ class Narrator:
             words, details = self._totals(p1)
             verdict = "succeeds" if self._standing(p1) else "fails"
             emit(PUBLIC, "game", Kind.ROLL,
-                 f"{what} die for {self._name(card)}: {die}, needs {details['needed']}: "
+                 f"{what} die for {self._name(card)} ({self.names[actor]}): {die}, "
+                 f"needs {details['needed']}: "
                  f"{verdict} unless modified.",
                  die=die, roll=kind, card=self._num(card), **details)
 
@@ -501,7 +503,12 @@ class Narrator:
                 what = {"search": "search", "steal": "spy" if pend["actor"] == 0
                         else "Sturmwind"}[kind]
                 text = f"The {what} {'succeeds' if ok else 'fails'}: {words}."
-            emit(PUBLIC, "game", Kind.OUTCOME, text, action=kind, success=ok, **details)
+            # who rolled each die, so that a table labels the dice without the rolls' entries
+            # (which may come before the viewer's last decision)
+            rollers = {"actor": SIDES[pend["actor"]], "card": self._num(pend["card"])}
+            if kind == "attack" and pend["defender"] >= 0:
+                rollers["defender"] = self._num(pend["defender"])
+            emit(PUBLIC, "game", Kind.OUTCOME, text, action=kind, success=ok, **details, **rollers)
         # cards: destroyed, sent home by Nurses, sent back in a redraw
         back: dict[int, list[int]] = {0: [], 1: []}
         for g in self.cards:
@@ -715,6 +722,20 @@ def pending_text(core: Core, names: Sequence[str] = SIDE_NAMES) -> str:
     elif kind in ("command", "high_morale", "motorized_refresh"):
         text += ": which exhausted Unit to refresh"
     return text
+
+
+def undone_text(entries: Sequence[dict[str, Any]], bot_decisions: int, human: str) -> str:
+    """What an undo took back, in the same words in the terminal and on the
+    page: the human's decision as the log told it and the bot's decisions
+    after it (``entries``: the log entries taken back; ``human``: "polish"
+    or "german")."""
+    mine = next((e["text"] for e in entries if e["who"] == human), None)
+    what = f'your decision "{mine}"' if mine else "your last decision"
+    if bot_decisions:
+        what += (f" and the bot's {bot_decisions} decision{'s' if bot_decisions != 1 else ''} "
+                 f"after it")
+    n = len(entries)
+    return f"Undone: {what} ({n} log entr{'y' if n == 1 else 'ies'} taken back)."
 
 
 def condense(entries: Iterable[Entry | dict[str, Any]]) -> list[str]:

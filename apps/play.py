@@ -54,7 +54,7 @@ import threading
 from typing import Any, Iterator, TextIO
 
 from apps.cardlist import describe_card
-from apps.narration import Kind, condense, in_transit, option_notes, pending_text
+from apps.narration import Kind, condense, in_transit, option_notes, pending_text, undone_text
 from apps.gamebot import HINT_ITERATIONS, GameBot, hint_search, hint_seed
 from apps.record import DEFAULT_BOT, GameRecord, new_record, read_save
 from bots.registry import available_cores
@@ -617,14 +617,8 @@ class PlaySession:
             self.say("Nothing to undo: you have made no decision yet.")
             return False
         entries, bot = preview
-        mine = next((e["text"] for e in entries if e["who"] == SIDES[self.human]), None)
-        what = f'your decision "{mine}"' if mine else "your last decision"
-        if bot:
-            what += f" and the bot's {bot} decision{'s' if bot != 1 else ''} after it"
         self.shown_events = len(self.events)
-        self.say(f"Undone: {what} ({len(entries)} log "
-                 f"entr{'y' if len(entries) == 1 else 'ies'} taken back). "
-                 f"Back to that decision.")
+        self.say(f"{undone_text(entries, bot, SIDES[self.human])} Back to that decision.")
         return True
 
     def show_card(self, query: str) -> None:

@@ -14,8 +14,13 @@ Chromium (/usr/bin/chromium, through Playwright):
 - ``table-800x600.png`` and ``table-390x844.png``: the same position in a
   small window and at a phone's width (the dock with your hand and your
   choices sticks to the bottom);
-- ``window.png``: a reaction window with dice (the modifier window of an
-  attack, search or spy: the dice drawn with their bullets and modifiers);
+- ``hint-1400x900.png``, ``hint-800x600.png`` and ``hint-390x844.png``: the
+  same position after Hint, at the three sizes (the hint in the choices, in
+  view, saying whose chance it gives);
+- ``window.png`` and ``window-390x844.png``: a reaction window with dice (the
+  modifier window of an attack, search or spy: the dice drawn with their
+  bullets and modifiers, each labelled with the side that rolled it), at
+  1400x900 and at a phone's width;
 - ``review.png``: after the game, the review: the graph of your chance to win
   as the bot saw it, the rating of each of your decisions and the largest
   mistakes with the better move;
@@ -75,15 +80,20 @@ def play(client: httpx.Client, view: dict, decisions: int | None, until=None) ->
     return view
 
 
-def shot(browser, url: str, game: str, width: int, height: int, path: Path) -> None:
+def shot(browser, url: str, game: str, width: int, height: int, path: Path,
+         hint: bool = False) -> None:
     """The table of ``game`` in a window of ``width`` x ``height`` (what the
-    window shows, once the marks' animation is over)."""
+    window shows, once the marks' animation is over); ``hint``: after a
+    click on Hint, once its answer is drawn."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
     page.evaluate("id => localStorage.setItem('wildhorn-game', id)", game)
     page.reload()
     page.wait_for_function(IDLE, timeout=60_000)
     page.wait_for_timeout(2000)
+    if hint:
+        page.click("#btn-hint")
+        page.wait_for_selector("#hint h3", timeout=600_000)
     page.screenshot(path=str(path))
     page.close()
 
@@ -137,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             for (width, height), name in (((1400, 900), "table.png"), ((800, 600), "table-800x600.png"),
                                           ((390, 844), "table-390x844.png")):
                 shot(browser, url, view["id"], width, height, out / name)
+                shot(browser, url, view["id"], width, height, out / f"hint-{width}x{height}.png",
+                     hint=True)
             # a reaction window with dice: this game's first, or another seed's
             view = play(client, view, None, until=dice_window)
             windowed, seed = view, args.seed
@@ -148,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             if not dice_window(windowed):
                 raise SystemExit("no modifier window with dice in 20 seeded games")
             shot(browser, url, windowed["id"], 1400, 900, out / "window.png")
+            shot(browser, url, windowed["id"], 390, 844, out / "window-390x844.png")
             view = play(client, view, None)  # this game to its end, for the review
             page = browser.new_page(viewport={"width": 1400, "height": 1050})
             page.goto(url)
@@ -162,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             page.screenshot(path=str(out / "review.png"))
             board_shot(browser, url, out)
             browser.close()
-    print(f"wrote table.png, table-800x600.png, table-390x844.png, window.png, review.png and "
+    print(f"wrote table.png, table-800x600.png, table-390x844.png, hint-1400x900.png, "
+          f"hint-800x600.png, hint-390x844.png, window.png, window-390x844.png, review.png and "
           f"board.png in {out}")
     return 0
 

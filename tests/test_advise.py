@@ -995,3 +995,15 @@ def test_the_hint_applies_the_same_rule(tmp_path):
     _no_private_decline_among([r for rs in planned.values() for r in rs])
     assert any(r["says"].startswith("escorts with")
                for r in planned["PL10 Unseen and Silent: attack"])
+
+
+def test_an_ability_named_like_its_card_is_said_once():
+    """Issue 46: "uses DE12 Volunteers's Volunteers" read badly: the ability
+    of a card is said as "the Volunteers of PL13 Volunteers"."""
+    from apps.advise import says
+    from tests.helpers import act, build
+    s = build(places={"PL13": "forest"})
+    volunteers = act("VOLUNTEERS", "PL13")
+    assert volunteers in s.legal_actions()
+    assert says(s, 0, volunteers, 0) == "use the Volunteers of PL13 Volunteers"
+    assert says(s, 0, volunteers, 1) == "uses the Volunteers of PL13 Volunteers"

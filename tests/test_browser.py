@@ -191,7 +191,9 @@ def test_the_new_game_dialog_lists_the_other_games_to_resume_or_close(page, serv
     others = [store.new_game(side="german", bot="random", seed=s) for s in (22, 23)]
     page.click("#btn-new")
     page.wait_for_selector(f'#games-list li[data-game="{others[1].id}"]')
-    assert "German against random, turn 1" in page.inner_text("#games-list")
+    # the bot named for people, not by its spec (issue 46)
+    assert "You play German against the bot (Random, any legal move at random), turn 1" \
+        in page.inner_text("#games-list")
     assert page.locator(f'#games-list li[data-game="{view["id"]}"]').count() == 0  # this one
     page.click(f'#games-list li[data-game="{others[0].id}"] button.close')
     page.wait_for_selector(f'#games-list li[data-game="{others[0].id}"]', state="detached")
@@ -477,11 +479,32 @@ def test_reference_piles_and_review_steps(page, server):
     page.click(f"[data-testid=pile-{view['bot_side']}]")
     assert page.locator("#pile-cards .card").count() == len(gone)
     page.click("#btn-pile-close")
+    # issue 46: the review can be closed while it rates (its progress requests held here,
+    # so that it is still at work), and shows its progress when opened again
+    held = []
+    page.route("**/api/games/*/review", lambda route: held.append(route)
+               if route.request.method == "GET" else route.continue_())
+    page.click("#btn-review")
+    page.wait_for_selector("#review-dialog[open]")
+    page.wait_for_function("() => /Rated \\d+ of \\d+/.test(document.querySelector('#review-progress').textContent)")
+    assert page.is_visible("#review-bar") and page.is_visible("#review-closable")
+    page.click("#btn-review-close")
+    assert not page.is_visible("#review-dialog")
+    page.unroute("**/api/games/*/review")
+    for route in held:
+        route.continue_()
     page.click("#btn-review")
     page.wait_for_function("() => /Rated (\\d+) of \\1 /.test("
                            "document.querySelector('#review-progress').textContent)",
                            timeout=300_000)
     assert page.locator("#review-graph svg .axis-title").count() == 2
+    # its progress as a bar too (issue 46); Close stays in the window however long the list
+    bar = page.evaluate("() => [document.querySelector('#review-bar').value, "
+                        "document.querySelector('#review-bar').max]")
+    assert bar[0] == bar[1] >= 1
+    page.click("#review-dialog details summary")
+    in_window(page, "#btn-review-close", 1400, 1000)
+    page.click("#review-dialog details summary")
     review = page.evaluate("() => fetch(`/api/games/${window.wildhorn.id}/review`).then(r => r.json())")
     worse = [d["index"] for d in review["decisions"] if d.get("loss")]
     page.click("#review-dialog details summary")
@@ -505,3 +528,183 @@ def test_reference_piles_and_review_steps(page, server):
     page.click("#btn-review-back")
     page.wait_for_function("() => window.wildhorn.view.status === 'over'")
     assert not page.browser_dialogs
+
+
+# ---- issue 46: the table at every size, against the default bot ------------------------
+
+UNCOVERED = """sel => [...document.querySelectorAll(sel)].filter(e => e.getClientRects().length).map(e => {
+  e.scrollIntoView({block: 'nearest', inline: 'nearest'});
+  const r = e.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  const inside = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+  return {text: (e.textContent || '').trim().slice(0, 50), ok: inside && !!hit && (hit === e || e.contains(hit)),
+          on: hit ? (hit.id || hit.className || hit.tagName) : null};
+})"""
+
+
+FIRST_MARK_SEEN = """() => {
+  const c = document.querySelector('#table .card.last-move');
+  if (!c) return null;
+  const r = c.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return y >= 0 && y <= innerHeight && !!hit && (hit === c || c.contains(hit));
+}"""
+
+
+def uncovered(page, selector: str) -> list[dict]:
+    """Each element of ``selector``, scrolled into view as a person would: is
+    the element at its centre the element itself (or inside it)?"""
+    return page.evaluate(UNCOVERED, selector)
+
+
+def check_dice_labels(page) -> int:
+    """Each die drawn (the action under way, the rolls settled since your
+    last decision) is labelled with the side whose card rolled it; how many."""
+    rolls = page.evaluate("""() => [...document.querySelectorAll('#choices [data-testid=roll]')].map(r => ({
+        side: r.dataset.side, card: r.dataset.card, who: r.querySelector('.roll-who').textContent}))""")
+    for r in rolls:
+        if not r["card"]:
+            continue  # a die not rolled yet for a defender not chosen yet
+        side = {"PL": "polish", "DE": "german"}[r["card"][:2]]
+        assert r["side"] == side and r["who"].startswith(side.title()), r
+    return len(rolls)
+
+
+def aggressive(view: dict, k: int) -> dict:
+    """A policy that rolls dice: an attack, search or spy (and its target)
+    when offered, else as ``choose``."""
+    rolls = [a for a in view["actions"] if a["kind"] in ("attack", "search", "steal", "select_enemy")]
+    return rolls[0] if rolls else choose(view, k)
+
+
+@pytest.fixture(scope="module")
+def bot_server(tmp_path_factory):
+    """The server with the default bot, its time capped to 0.05 s a move."""
+    app = create_app(tmp_path_factory.mktemp("bot-data"), Limits(max_time=0.05, review_iterations=30))
+    with serve_in_thread(app) as url:
+        yield {"url": url, "app": app}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_choice_the_hint_the_toolbar_and_the_dice_at_each_size(browser, bot_server, size):
+    """Issue 46, as a player meets it at 1400x900, 800x600 and 390x844
+    against the default bot: at every decision no choice button is covered
+    once scrolled into view (the element at its centre is the button), nor
+    is a die of the action under way; every die is labelled with the side
+    that rolled it; every toolbar control can be reached; after Hint its
+    answer is in the window and says whose chance it gives; the hand shows
+    every card without a sideways strip; Undo says what it took back."""
+    width, height = size
+    with open_page(browser, width, height) as page:
+        page.goto(bot_server["url"])
+        page.wait_for_selector("#new-dialog[open]")
+        assert "loading" not in page.inner_text("#status")
+        assert page.input_value("#bot-select") == DEFAULT_BOT
+        page.fill("input[name=seed]", "8")
+        page.click("#btn-start")
+        view = settled(page)
+        for control in uncovered(page, "header nav > *"):
+            assert control["ok"], (control, size)
+        hinted = dice = marks = 0
+        for k in range(30):
+            if view["status"] == "over" or (k >= 12 and dice):
+                break
+            # the first card the bot's moves marked on the table is in sight, not under the dock,
+            # before anything is scrolled (the page brought it into view)
+            seen = page.evaluate(FIRST_MARK_SEEN)
+            assert seen is not False, (f"a marked card is under the dock at {size}",
+                                       view["last_move"]["cards"])
+            marks += seen is True
+            check_decision(page, view, width, height)
+            for button in uncovered(page, "#actions button"):
+                assert button["ok"], (button, size)
+            for die in uncovered(page, "#prompt .die"):
+                assert die["ok"], (die, size)
+            dice += check_dice_labels(page)
+            words = page.inner_text("#choices")
+            assert not re.search(r"\d cards\b", words.replace("cards gone", "")), words
+            assert "your chance after it" not in words
+            if "bot rates its chance" in page.inner_text("#bot-move"):
+                assert "is the bot's own (" in page.inner_text("[data-testid=bot-rating-note]")
+            # (once the marks' animations, a card arriving from above, are over)
+            page.wait_for_function("() => !document.getAnimations().some(a => a.playState === 'running'"
+                                   " && a.effect && a.effect.target && a.effect.target.closest('#table'))")
+            for heading in uncovered(page, ".zone-title"):  # no heading stays under the hand
+                assert heading["ok"], (heading, size)
+            hand = page.evaluate("() => { const h = document.querySelector('[data-testid=hand]');"
+                                 " return [h.scrollWidth, h.clientWidth]; }")
+            assert hand[0] <= hand[1] + 1, f"the hand scrolls sideways: {hand}"
+            assert page.inner_text("[data-testid=hand-title]").endswith(
+                f"{len(view['hand'])} card{'s' if len(view['hand']) != 1 else ''})")
+            if not hinted and len(view["actions"]) > 1:
+                page.evaluate("() => window.scrollTo(0, 0)")
+                page.click("#btn-hint")
+                page.wait_for_function("() => document.querySelector('#hint h3')", timeout=120_000)
+                answer = uncovered(page, "#hint h3")
+                assert answer and answer[0]["ok"], (answer, size)
+                in_window(page, "#hint h3", width, height)
+                assert f"yours ({view['you'].title()})" in page.inner_text("[data-testid=hint-note]")
+                hinted = 1
+            view = act_by_hand(page, view, aggressive(view, k))
+        assert hinted and dice > 0 and marks > 0
+        if view["can_undo"]:
+            page.click("#btn-undo")
+            page.wait_for_selector("#notice:not([hidden])")
+            assert page.inner_text("#notice").startswith('Undone: your decision "You ')
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1400, 900)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_each_decision_of_the_bot_shows_as_it_is_made(browser, bot_server, size):
+    """Issue 46: a bot making several decisions in a row showed nothing for
+    10-30 s.  Each of its requests is held until the page has shown it: the
+    thinking indicator, in the window, names which decision of the bot it
+    is, and from the second on the decisions made so far are on the table
+    and in the bot's box."""
+    width, height = size
+    held = []
+    with open_page(browser, width, height) as page:
+        page.goto(bot_server["url"])
+        page.wait_for_selector("#new-dialog[open]")
+        page.fill("input[name=seed]", "12")
+        page.click("#btn-start")
+        view = settled(page)
+        page.route("**/api/games/*/bot", lambda route: held.append(route))
+        most = 0
+        for k in range(40):
+            if view["status"] == "over" or most >= 2:
+                break
+            act = choose(view, k)
+            if act.get("card") or act.get("target"):
+                page.click(f'#table .card[data-number="{act.get("card") or act.get("target")}"], '
+                           f'#dock .card[data-number="{act.get("card") or act.get("target")}"] >> nth=0')
+                page.click(f'#menu button[data-action="{act["id"]}"]')
+            else:
+                page.click(f'#actions button[data-action="{act["id"]}"]')
+            n = 0
+            while True:
+                page.wait_for_function(
+                    "() => !document.querySelector('#thinking').hidden || (!window.wildhorn.busy"
+                    " && !window.wildhorn.botLoop && window.wildhorn.view.status !== 'bot')",
+                    timeout=60_000)
+                if page.evaluate("() => document.querySelector('#thinking').hidden"):
+                    break  # the bot's turn is over (or it made no decision)
+                for _ in range(400):  # the request the indicator waits for reaches the route
+                    if held:
+                        break
+                    page.wait_for_timeout(25)
+                n += 1
+                in_window(page, "#thinking", width, height)
+                words = page.inner_text("#thinking")
+                assert "(the bot) is thinking about its decision" in words, words
+                if n > 1:
+                    assert f"its decision {n} since yours" in words, words
+                    assert "(the bot) so far" in page.inner_text("#bot-move")
+                most = max(most, n)
+                held.pop(0).continue_()
+                page.wait_for_function("() => document.querySelector('#thinking').hidden",
+                                       timeout=60_000)
+            view = settled(page)
+        page.unroute("**/api/games/*/bot")
+        assert most >= 2, "no two decisions of the bot in a row in 40 of yours"

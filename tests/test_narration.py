@@ -155,15 +155,15 @@ def test_a_search_with_a_modifier_tells_die_totals_needed_and_the_fragment():
     polish = Narrator(config(), 0)
     texts = drive(core, polish, [act("SEARCH", "PL01"), 2])  # die 3
     assert texts == ["You search the Periphery with PL01 Scouts (needs 4 or more).",
-                     "Search die for PL01 Scouts: 3, needs 4: fails unless modified."]
-    assert pending_text(core) == ("Polish search by PL01 Scouts (needs 4 or more): die 3: "
+                     "Search die for PL01 Scouts (Polish): 3, needs 4: fails unless modified."]
+    assert pending_text(core) == ("Polish search by PL01 Scouts (needs 4 or more): Polish die 3: "
                                   "fails as it stands")
     texts = drive(core, polish, [act("PLAY", "PL18")])
-    assert texts == ["You play PL18 Good Luck: +2 to your roll. Now total 5 (die 3 + 2), "
+    assert texts == ["You play PL18 Good Luck: +2 to your roll. Now Polish total 5 (die 3 + 2), "
                      "needs 4."]
-    assert "total 5 (die 3 + 2): succeeds as it stands" in pending_text(core)
+    assert "Polish total 5 (die 3 + 2): succeeds as it stands" in pending_text(core)
     assert pending_figures(core) == {"needed": 4, "total": 5, "dice": [3], "modifiers": [2, 0],
-                                     "totals": "total 5 (die 3 + 2), needs 4",
+                                     "totals": "Polish total 5 (die 3 + 2), needs 4",
                                      "succeeds_as_it_stands": True}
     # the German player passes priority: public (R29), told to both; the Polish
     # player, holding nothing more, passes too (forced: told to the German player
@@ -171,7 +171,7 @@ def test_a_search_with_a_modifier_tells_die_totals_needed_and_the_fragment():
     german_view = Narrator(config(), 1)
     before = core.copy()
     core.apply(DECLINE)
-    outcome = ["The search succeeds: total 5 (die 3 + 2), needs 4.",
+    outcome = ["The search succeeds: Polish total 5 (die 3 + 2), needs 4.",
                "A fragment moves from the Periphery to the Forest (Periphery 1, Forest 1)."]
     assert [e.text for e in polish.step(before, DECLINE, core)] == [
         "German passes priority.", *outcome]
@@ -403,3 +403,34 @@ def test_a_refresh_by_the_motorized_column_is_named_for_people():
                     f"{KIND_TITLES['motorized_refresh']}: which exhausted Unit to refresh")
                 return
     pytest.fail("no Motorized Column refresh in 40 random games")
+
+
+def test_every_die_names_the_side_that_rolled_it(narrated):
+    """Issue 46: twelve seeded games, every viewer: each die's entry and each
+    outcome names the side whose die it is (the attacker's or searcher's
+    first, the defender's second), taken from the position before the roll;
+    the outcome says who rolled in its details too."""
+    titles = {"polish": "Polish", "german": "German"}
+    rolls = outcomes = 0
+    for seed in narrated:
+        for viewer in (0, 1, -1):
+            for before, _, _, entries in narrated[seed][viewer]:
+                pend = before.pending
+                for e in entries:
+                    if e.kind == Kind.ROLL:
+                        first = len(pend["dice"]) == 0
+                        side = pend["actor"] if first else 1 - pend["actor"]
+                        name = ("Polish", "German")[side]
+                        assert f"({name}): " in e.text, e.text
+                        assert f"({('German', 'Polish')[side]}): " not in e.text, e.text
+                        rolls += 1
+                    elif e.kind == Kind.OUTCOME:
+                        actor = titles[e.details["actor"]]
+                        assert e.details["actor"] == ("polish", "german")[pend["actor"]]
+                        assert e.details["card"][:2] == ("PL", "DE")[pend["actor"]]
+                        if e.details["action"] == "attack":
+                            assert re.search(rf"{actor} \d+ \(die", e.text), e.text
+                        else:
+                            assert re.search(rf"{actor} (die|total) \d", e.text), e.text
+                        outcomes += 1
+    assert rolls > 50 and outcomes > 20

@@ -4,6 +4,7 @@ format, the saves of the first format, and loading that verifies."""
 from __future__ import annotations
 
 import json
+import re
 import random
 from pathlib import Path
 
@@ -80,6 +81,13 @@ def test_the_threads_a_machine_gives_are_never_saved():
     assert str(record_from_json(data, "v1").bot) == "ismcts:iterations=200,nodes=1000000"
 
 
+def issue_46_words(text: str) -> str:
+    """Today's words as the first format had them: a search's or spy's die
+    did not name the side that rolled it."""
+    text = re.sub(r"^(Search|Spy|Sturmwind) die for (.+?) \((Polish|German)\): ", r"\1 die for \2: ", text)
+    return re.sub(r"\b(Polish|German) (die|total) (\d)", r"\2 \3", text)
+
+
 @pytest.mark.parametrize("name", ["play-random", "play-askall", "play-over", "server-ismcts"])
 def test_every_save_of_the_first_format_loads_with_its_history(name):
     path = V1 / f"{name}.json"
@@ -94,7 +102,7 @@ def test_every_save_of_the_first_format_loads_with_its_history(name):
             if not (e["details"].get("action") == "pass priority" and e["who"] != human)]
     assert [(e["who"], e["kind"]) for e in told] == \
         [(e["who"], Entry.from_json(e).kind.value) for e in data["events"]]
-    assert [e["text"] for e in told if "(Motorized Column)" not in e["text"]] == \
+    assert [issue_46_words(e["text"]) for e in told if "(Motorized Column)" not in e["text"]] == \
         [e["text"] for e in data["events"] if "(motorized_refresh)" not in e["text"]]
     assert record.rng.getstate()[1] == tuple(data["rng"][1])
     assert record.setup.ask_all is (name == "play-askall")

@@ -607,3 +607,70 @@ def test_the_view_s_fields_are_in_the_openapi_document_and_in_api_js(client):
     last = js[js.index("@typedef {object} LastMove"):]
     last = last[:last.index("*/")]
     assert set(view["last_move"]) <= set(re.findall(r"@property \{[^}]*\}\s+\[?(\w+)", last))
+
+
+def test_every_settled_die_is_labelled_with_the_side_that_rolled_it(client):
+    """Issue 46: playing Polish, a search of yours settled after your last
+    decision (a reaction window of yours came between the die and the
+    outcome) was drawn as the bot's die.  Seeded games through the API:
+    every die of last_move and of the action under way has the side of the
+    card that rolled it, and your own rolls appear."""
+    owner = {"PL": "polish", "DE": "german"}
+    mine = 0
+    for seed, side in ((3, "polish"), (4, "polish"), (5, "german")):
+        rng = random.Random(seed)
+        view = to_human(client, new_game(client, side=side, seed=seed))
+        for _ in range(400):
+            if view["status"] == "over":
+                break
+            settled = [r for d in view["last_move"]["dice"] for r in d["rolls"]]
+            pend = view["pending"] or {}
+            for r in settled + [r for r in pend.get("rolls", []) if r["die"] is not None]:
+                assert r["card"] and r["side"] == owner[r["card"][:2]], (r, view["last_move"])
+            for d in view["last_move"]["dice"]:
+                if len(d["rolls"]) == 2:
+                    assert d["rolls"][0]["side"] != d["rolls"][1]["side"]
+                mine += d["rolls"][0]["side"] == view["you"]
+            act = rng.choice(view["actions"])["id"]
+            res = client.post(f"/api/games/{view['id']}/action",
+                              json={"action": act, "version": view["version"]})
+            view = to_human(client, res.json())
+    assert mine > 0
+
+
+def test_issue_46_wording_undo_games_list_and_the_piles_top(client):
+    """Undo's answer says what it took back, in the terminal's words; the
+    list of games names the bot for people; a pile's last card is the last
+    card that went there."""
+    from apps.narration import undone_text
+    rng = random.Random(8)
+    view = to_human(client, new_game(client, side="polish", seed=8))
+    gid = view["id"]
+    game = client.app.state.store.get(gid)
+    for _ in range(6):
+        act = rng.choice(view["actions"])["id"]
+        view = to_human(client, client.post(f"/api/games/{gid}/action",
+                                            json={"action": act, "version": view["version"]}).json())
+    entries, bot = game.record.undo_preview()
+    undone = client.post(f"/api/games/{gid}/undo").json()["undone"]
+    assert undone == undone_text(entries, bot, "polish")
+    assert undone.startswith('Undone: your decision "You ') and "taken back" in undone
+    new_game(client, side="german", bot="ismcts:time=1.0", seed=2)
+    lines = client.get("/api/games").json()["games"]
+    assert {"ISMCTS, 1 s per move", "Random, any legal move at random"} <= \
+        {g["bot_label"] for g in lines}
+    # the piles: play to the end; a pile's top is the card of that side that went last
+    # (found from the positions step by step, not from the log)
+    play_locally(game, rng)
+    view = client.get(f"/api/games/{gid}").json()
+    record = game.record
+    positions = list(record.before) + [record.core]
+    went: dict[str, int] = {}
+    for i in range(1, len(positions)):
+        before = set(positions[i - 1].cards_at("gone"))
+        for g in set(positions[i].cards_at("gone")) - before:
+            went[record.cards[g].number] = i
+    for side, pile in view["piles"].items():
+        if pile:
+            last = max(went[c["number"]] for c in pile)
+            assert went[pile[-1]["number"]] == last, (pile[-1], went)

@@ -75,6 +75,7 @@ SCHEMAS: dict[str, Any] = {
             "result": _OBJ, "review_step": _OBJ, "title": _STR, "prompt": _STR,
             "seed": _INT, "bot_hand": _INT, "decks": _OBJ, "fragments": _OBJ, "rockets": _OBJ,
             "save_error": {"type": ["string", "null"]},
+            "undone": {"type": "string", "description": "an undo's answer: what it took back"},
             "thinking": {"type": ["number", "null"],
                          "description": "seconds the bot has been thinking, or null"},
             "pondering": {"type": "boolean",

@@ -11,7 +11,7 @@ with 409)::
     POST   /api/games/{id}/action         {action, version}: the human acts -> view
     POST   /api/games/{id}/bot            the bot plays its next move -> view
     POST   /api/games/{id}/hint           advice for the human's decision
-    POST   /api/games/{id}/undo           back to the human's previous decision -> view
+    POST   /api/games/{id}/undo           back to the human's previous decision -> view, undone
     POST   /api/games/{id}/resign         -> view
     POST   /api/games/{id}/settings       {time}: the bot's seconds per move -> view
     POST   /api/games/{id}/review         start rating your decisions (in the background)
@@ -31,12 +31,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from apps.narration import undone_text
 from apps.record import DEFAULT_BOT
 from apps.server.games import ServerGame
 from apps.server.http import (game_of, query_int, read_body, read_object, store_of, upload_name,
                               while_connected)
-from apps.server.views import game_view, past_view
+from apps.server.views import bot_label, game_view, past_view
 from solver.errors import RequestError
+from solver.vocabulary import SIDES
 
 TABLE = __doc__.split("::", 1)[1].strip()
 NEW_GAME_FIELDS = ("side", "bot", "seed", "variant")
@@ -63,8 +65,18 @@ async def new_game(request: Request) -> Response:
 async def games(request: Request) -> Response:
     """Every game kept on this server, the most recent first, so that a full
     cap is never a lock-out: resume one (GET its view) or close it."""
-    return JSONResponse({"games": store_of(request).listing(),
+    lines = store_of(request).listing()
+    for line in lines:  # the bot as people name it ("ISMCTS, 1 s per move"), beside its spec
+        line["bot_label"] = _label(line.get("bot"))
+    return JSONResponse({"games": lines,
                          "max_games": request.app.state.limits.max_games})
+
+
+def _label(spec: Any) -> str | None:
+    try:
+        return bot_label(spec).removeprefix("Bot: ") if isinstance(spec, str) else None
+    except Exception:  # noqa: BLE001 - a spec of an older server: the spec itself
+        return spec
 
 
 async def load(request: Request) -> Response:
@@ -108,8 +120,12 @@ async def hint(request: Request) -> Response:
 
 async def undo(request: Request) -> Response:
     game = game_of(request)
+    preview = game.record.undo_preview()
     store_of(request).undo(game)
-    return view(game, request)
+    response = game_view(game, query_int(request, "log_from", "a non-negative integer", 0) or 0)
+    if preview is not None:  # what it took back, in the terminal's words
+        response["undone"] = undone_text(*preview, SIDES[game.record.human])
+    return JSONResponse(response)
 
 
 async def resign(request: Request) -> Response:

@@ -225,11 +225,14 @@ def last_move(record: GameRecord, events: list[dict[str, Any]], since: int,
             rollers[d.get("roll", "")] = d.get("card")
         elif who == "game" and kind == "outcome":
             attack = d.get("action") == "attack"
-            first = rollers.get("attack") if attack else rollers.get(d.get("action", ""))
-            side = side_of.get(first or "", bot)
+            # the outcome names who rolled (saves before issue 46 do not: then the
+            # rolls' entries, when they came after the human's last decision)
+            first = d.get("card") or (rollers.get("attack") if attack
+                                      else rollers.get(d.get("action", "")))
+            side = d.get("actor") or side_of.get(first or "", bot)
             rolls = [_die(cards, first, d["dice"][0], d["modifiers"][0], side, attack)]
             if attack and len(d["dice"]) > 1:
-                second = rollers.get("defence")
+                second = d.get("defender") or rollers.get("defence")
                 rolls.append(_die(cards, second, d["dice"][1], d["modifiers"][1],
                                   human if side == bot else bot, True))
             action = d.get("action")
@@ -265,6 +268,29 @@ def game_view(game: ServerGame, log_from: int = 0) -> dict[str, Any]:
     return view
 
 
+def _in_order_gone(record: GameRecord, core: Core, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cards gone at ``core`` in the order they went, the last one last
+    (a pile's top): by the step of the game at which each reached the pile
+    (an event card when its action ended, not when it was played); cards
+    that went in the same step by the last log entry naming each."""
+    went: dict[int, int] = {}
+    previous: set[int] = set()
+    for i, position in enumerate([*record.before, record.core]):
+        now = set(position.cards_at("gone"))
+        for g in now - previous:
+            went[g] = i
+        previous = now
+        if position == core:
+            break
+    named: dict[str, int] = {}
+    for i, e in enumerate(events):
+        number = (e.get("details") or {}).get("card")
+        if isinstance(number, str):
+            named[number] = i
+    gone = [card_view(record, core, g) for g in core.cards_at("gone")]
+    return sorted(gone, key=lambda c: (went.get(c["g"], -1), named.get(c["number"], -1)))
+
+
 def table_view(record: GameRecord, core: Core, events: list[dict[str, Any]], status: str,
                log_from: int = 0, decisions: int | None = None) -> dict[str, Any]:
     """The table of ``record`` at position ``core`` with the log ``events``
@@ -281,7 +307,7 @@ def table_view(record: GameRecord, core: Core, events: list[dict[str, Any]], sta
         zones.append({"id": place, "title": title, "home": home, "fragments": frags[place],
                       "cards": cards})
     revealed = core.rockets_revealed
-    gone = [card_view(record, core, g) for g in core.cards_at("gone")]
+    gone = _in_order_gone(record, core, events)
     made = len(record.human_steps()) if decisions is None else decisions
     view: dict[str, Any] = {
         "id": "", "version": "", "status": status,

@@ -159,6 +159,7 @@
  * @property {"human" | "bot" | "review" | "over"} status
  * @property {boolean} pondering the bot thinks on your time (its search goes on while you decide)
  * @property {boolean} can_undo
+ * @property {string} [undone] in an undo's answer: what it took back, in the terminal's words
  * @property {boolean} can_resign
  * @property {string} you the human's side
  * @property {string} bot_side

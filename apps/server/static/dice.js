@@ -31,11 +31,11 @@ const signed = (n) => `${n < 0 ? "\u2212" : "+"} ${Math.abs(n)}`;
 
 /** One die with what is added to it. @param {DieRoll} r */
 export function rollEl(r) {
-  const box = el("span", { class: "roll", "data-testid": "roll" },
+  const box = el("span", { class: "roll", "data-testid": "roll", "data-side": r.side, "data-card": r.card || "" },
                  el("span", { class: "roll-who", text: `${sideTitle(r.side)}${r.card ? ` (${r.card})` : ""}` }),
                  dieEl(r.die, r.side));
   if (r.bullets) box.append(el("span", { class: "add", text: `${signed(r.bullets)} bullet${r.bullets === 1 ? "" : "s"}` }));
-  if (r.modifier) box.append(el("span", { class: "add mod", text: `${signed(r.modifier)} cards`,
+  if (r.modifier) box.append(el("span", { class: "add mod", text: `${signed(r.modifier)} from cards`,
                                           title: "Good Luck, Bad Luck or Assistance played on this die" }));
   if (r.total !== null) box.append(el("span", { class: "total", text: `= ${r.total}` }));
   return box;

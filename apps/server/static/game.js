@@ -6,7 +6,7 @@ import { renderAdvice } from "./advice_view.js";
 import { api, ApiError } from "./api.js";
 import { askConfirm } from "./dialogs.js";
 import { $, el, showError, sleep } from "./dom.js";
-import { drawTable, followAnchor, hideMenu, menuOpen } from "./table.js";
+import { drawTable, followAnchor, hideMenu, menuOpen, revealLastMove } from "./table.js";
 import { sideTitle, vocabulary } from "./vocabulary.js";
 
 /** @typedef {import("./api.js").View} View */
@@ -26,6 +26,13 @@ import { sideTitle, vocabulary } from "./vocabulary.js";
 export const game = { id: localStorage.getItem("wildhorn-game"), view: null, busy: false,
                       thinkTimer: undefined, botLoop: false, reviewing: false };
 
+/** A line under the toolbar saying what a button did (Undo's answer); "" hides it. @param {string} text */
+export function showNotice(text) {
+  const box = $("#notice");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
 /** Empties and hides the hint: it speaks of a position that is gone. */
 export function clearHint() {
   const box = $("#hint");
@@ -40,11 +47,15 @@ export function clearHint() {
  */
 export function show(view) {
   const before = game.view;
-  if (!before || before.version !== view.version || before.id !== view.id || before.status !== view.status) clearHint();
+  if (!before || before.version !== view.version || before.id !== view.id || before.status !== view.status) {
+    clearHint();
+    showNotice("");
+  }
   game.view = view;
   if (view.status !== "review") localStorage.setItem("wildhorn-game", view.id);
   game.id = view.id;
   drawTable(view, act);
+  $("#pondering").hidden = !(view.pondering && view.status === "human");
 }
 
 /**
@@ -95,11 +106,14 @@ function act(actionId, version) {
   }).then(botTurns);
 }
 
-function startThinking() {
+/** The thinking indicator, in the choices (in view at every size). @param {number} n the bot's decision, 1 for its first since yours */
+function startThinking(n) {
   const box = $("#thinking");
   const t0 = performance.now();
   box.hidden = false;
-  const tick = () => { box.textContent = `Bot is thinking\u2026 ${((performance.now() - t0) / 1000).toFixed(1)} s`; };
+  const bot = game.view ? `${sideTitle(game.view.bot_side)} (the bot)` : "The bot";
+  const which = n > 1 ? `its decision ${n} since yours` : "its decision";
+  const tick = () => { box.textContent = `${bot} is thinking about ${which}\u2026 ${((performance.now() - t0) / 1000).toFixed(1)} s`; };
   tick();
   game.thinkTimer = window.setInterval(tick, 100);
 }
@@ -113,8 +127,9 @@ async function botTurns() {
   if (game.botLoop) return;
   game.botLoop = true;
   try {
+    let n = 0;
     while (game.view && game.view.status === "bot") {
-      startThinking();
+      startThinking(++n);
       /** @type {View} */
       let view;
       try {
@@ -125,7 +140,8 @@ async function botTurns() {
       } finally {
         stopThinking();
       }
-      show(view);
+      show(view);  // each decision of the bot as it is made, marked on the table
+      revealLastMove();
       if (view.status === "bot") await sleep(350);
     }
   } finally {
@@ -136,6 +152,7 @@ async function botTurns() {
 /** @param {string} id */
 async function loadGame(id) {
   show(await api("GET", `/api/games/${id}`));
+  revealLastMove();
   botTurns();
 }
 
@@ -175,7 +192,18 @@ async function startGame(form) {
 function showHint(a) {
   const box = $("#hint");
   renderAdvice(box, a, { title: "Hint", testid: "hint", maxActions: 5 });
+  const view = game.view;
+  if (view && !a.only) {
+    // whose chance it gives, and why it need not add up with the bot's own figure (issue 46)
+    const you = sideTitle(view.you), bot = sideTitle(view.bot_side);
+    box.querySelector("h3")?.after(el("p", { class: "hint-note", "data-testid": "hint-note",
+      text: `Chances here are yours (${you}), from your information; the bot's own rating ` +
+            `under its moves (${bot}) is from its information: the two need not add up to 100%.` }));
+  }
+  box.prepend(el("button", { type: "button", class: "hint-close", title: "Close the hint", "aria-label": "close the hint",
+                             text: "\u00d7", onclick: clearHint }));
   box.hidden = false;
+  box.scrollTop = 0;  // the hint is in the choices, which stay in the window at every size
 }
 
 /** The game's keyboard shortcuts: p pass, d or Escape decline, Enter the only action, h hint, u undo. */
@@ -227,7 +255,12 @@ export function setupGame() {
     else clearHint();
   });
   $("#btn-undo").onclick = () => {
-    if (game.view && game.view.can_undo) run(async () => show(await api("POST", `/api/games/${game.id}/undo`)));
+    if (game.view && game.view.can_undo) run(async () => {
+      /** @type {View} */
+      const view = await api("POST", `/api/games/${game.id}/undo`);
+      show(view);
+      if (view.undone) showNotice(`${view.undone} Back to that decision.`);  // as the terminal says it
+    });
   };
   $("#btn-resign").onclick = async () => {
     if (!game.view || !game.view.can_resign) return;
@@ -283,7 +316,10 @@ export function setupGame() {
     botTime.max = String(b.max_time);
   }).catch((e) => showError(String(e && e.message || e)));
   // ... and not over the analysis board when the page opened on it (#board)
-  const startDialog = () => { if ($("#board").hidden) newGameDialog(); };
+  const startDialog = () => {
+    if (!game.view) $("#status").textContent = "No game in progress: start one in the New game dialog.";
+    if ($("#board").hidden) newGameDialog();
+  };
   const id = game.id;
   if (id) {
     Promise.all([botsReady, run(() => loadGame(id))]).then(() => { if (!game.view) startDialog(); });

@@ -11,6 +11,7 @@ import { $, el, showError } from "./dom.js";
  * @property {string} id
  * @property {string | null} side the human's side
  * @property {string | null} bot the bot's spec, as chosen
+ * @property {string | null} [bot_label] the bot named for people ("ISMCTS, 1 s per move")
  * @property {number | null} turn
  * @property {boolean | null} over
  * @property {boolean} [unreadable] its save cannot be read (loading it says why)
@@ -25,9 +26,9 @@ async function fill() {
   const others = answer.games.filter((g) => g.id !== current);
   $("#games-list").hidden = others.length === 0;
   list.replaceChildren(...others.map((g) => el("li", { "data-game": g.id },
-    el("span", { text: g.unreadable ? "a game whose save cannot be read"
-      : `${g.side === null ? "" : g.side[0].toUpperCase() + g.side.slice(1)} against ${g.bot}, `
-        + (g.over ? "over" : `turn ${g.turn}`) }),
+    el("span", { class: "game-line", title: g.bot || "", text: g.unreadable ? "a game whose save cannot be read"
+      : `You play ${g.side === null ? "" : g.side[0].toUpperCase() + g.side.slice(1)} against the bot `
+        + `(${g.bot_label || g.bot}), ` + (g.over ? "over" : `turn ${g.turn}`) }),
     g.unreadable ? null : el("button", { type: "button", class: "resume", text: "Resume",
       onclick: () => { localStorage.setItem("wildhorn-game", g.id); window.location.reload(); } }),
     el("button", { type: "button", class: "close", text: "Close",

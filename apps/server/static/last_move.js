@@ -27,6 +27,11 @@ export function drawBotMove(view) {
     const ol = el("ul", { class: "moves", "data-testid": "bot-moves" });
     for (const m of last.moves) ol.append(el("li", { text: m }));
     box.append(ol);
+    if (last.moves.some((m) => m.includes("bot rates its chance"))) {
+      box.append(el("p", { class: "hint-note", "data-testid": "bot-rating-note",
+        text: `"rates its chance" is the bot's own (${bot}) chance, from its information; ` +
+              "Hint gives yours from your information: the two need not add up to 100%." }));
+    }
   } else if (view.status === "human" && view.log_size > 0) {
     box.append(el("h3", { text: `${bot} (the bot) made no move since your last decision` }));
   }
@@ -43,7 +48,7 @@ export function drawBotMove(view) {
     const ol = el("ol");
     for (const a of last.alternatives) {
       ol.append(el("li", { text: `${a.action} \u2014 searched ${a.visits} times` +
-                                 (a.value === null ? "" : `, your chance after it ${(100 * a.value).toFixed(0)}%`) }));
+                                 (a.value === null ? "" : `, the bot's own chance after it ${(100 * a.value).toFixed(0)}%`) }));
     }
     d.append(ol);
     box.append(d);

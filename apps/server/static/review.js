@@ -46,6 +46,10 @@ function drawReview(r) {
   g.innerHTML = "";
   const series = [{ values: rated, cls: "review-line", label: "the review's value of each of your rated decisions" }];
   g.append(graph(game.view ? [estimates(game.view), ...series] : series, { xLabel: "moves and decisions, first to last" }));
+  const bar = $("#review-bar", HTMLProgressElement);
+  bar.max = Math.max(1, r.total);
+  bar.value = r.done;
+  $("#review-closable").hidden = r.done >= r.total;
   $("#review-progress").textContent = r.total === 0 ? "No decision of yours to rate yet." :
     `Rated ${r.done} of ${r.total} of your decisions (${r.budget})` + (r.done < r.total ? "\u2026" : ".") +
     errorRateText(r);

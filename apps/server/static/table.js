@@ -34,8 +34,16 @@ export function cardEl(card, opts = {}) {
     card.bullets ? el("div", { class: "bullets", text: "\u25CF".repeat(card.bullets),
                                title: plural(card.bullets, "bullet") }) : null,
     el("div", { class: "abilities", text: card.abilities.join(", ") || card.kind }));
-  if (opts.full) e.append(el("div", { class: "text", text: card.text }));
-  else {
+  if (opts.full) {
+    const text = el("div", { class: "text", text: card.text });
+    e.append(text);
+    // a narrow window draws the hand as the table's cards, without their text: the tooltip gives it
+    const tip = () => { if (getComputedStyle(text).display === "none") showTip(e, card); };
+    e.addEventListener("mouseenter", tip);
+    e.addEventListener("mouseleave", hideTip);
+    e.addEventListener("focus", tip);
+    e.addEventListener("blur", hideTip);
+  } else {
     e.addEventListener("mouseenter", () => showTip(e, card));
     e.addEventListener("mouseleave", hideTip);
     e.addEventListener("focus", () => showTip(e, card));
@@ -128,6 +136,31 @@ function tabTitle(view) {
 }
 
 /**
+ * What the page scrolls into view (a card, a zone's heading) lands above the
+ * sticky dock (below 1000 px: your hand and choices; wider: your hand), not
+ * under it; the dock's height.
+ */
+export function keepClearOfDock() {
+  const narrow = window.matchMedia("(max-width: 1000px)").matches;
+  const covered = (narrow ? $("#dock") : $("#you")).getBoundingClientRect().height;
+  document.documentElement.style.scrollPaddingBottom = `${Math.ceil(covered) + 6}px`;
+  return covered;
+}
+
+/**
+ * Keeps the cards of the bot's last move in sight: the first one marked on
+ * the table that the sticky dock (your hand and choices) covers, or that is
+ * out of the window, is scrolled into the part of the window above the dock.
+ */
+export function revealLastMove() {
+  const covered = keepClearOfDock();
+  const marked = document.querySelector("#table .card.last-move");
+  if (!(marked instanceof HTMLElement)) return;
+  const r = marked.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight - covered) marked.scrollIntoView({ block: "nearest" });
+}
+
+/**
  * Draws the whole table for a view.
  * @param {View} view
  * @param {Act} act what a click on an action does
@@ -194,7 +227,8 @@ export function drawTable(view, act) {
   for (const c of view.hand) hand.append(cardEl(c, { full: true }));
   if (!view.hand.length) hand.append(el("span", { class: "empty-hand", text: "no card in hand" }));
   mine.append(el("div", { class: "hand-head" },
-                 el("span", { class: "who", text: `Your hand (${sideTitle(you)})` }),
+                 el("span", { class: "who", "data-testid": "hand-title",
+                              text: `Your hand (${sideTitle(you)}, ${plural(view.hand.length, "card")})` }),
                  backs(view.decks.you, "deck", "my-deck", view.decks.you ? 1 : 0), pileEl(view, you)),
               hand);
 
@@ -204,6 +238,7 @@ export function drawTable(view, act) {
   if (view.status !== "review") markLastMove(view);
   if (view.status === "over") showEnd(view);
   if (view.status !== "review") $("#review-banner").hidden = true;
+  keepClearOfDock();
 }
 
 /** @param {import("./api.js").Pending | null} p */
