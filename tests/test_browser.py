@@ -708,3 +708,19 @@ def test_each_decision_of_the_bot_shows_as_it_is_made(browser, bot_server, size)
             view = settled(page)
         page.unroute("**/api/games/*/bot")
         assert most >= 2, "no two decisions of the bot in a row in 40 of yours"
+
+
+def test_the_page_says_when_the_bot_thinks_on_your_time(page, server):
+    """The players' bot ponders while you decide (issue 47): the page says
+    so at your decision, and not while the bot itself decides."""
+    view = start(page, server, seed=5, side="german", bot="default")
+    assert view["status"] == "human" and view["pondering"] is True
+    page.wait_for_selector("#pondering", state="visible")
+    assert "thinking on your time" in page.text_content("#pondering")
+    page.evaluate("() => { window.__seen = []; new MutationObserver(() => window.__seen.push("
+                  "[window.wildhorn.view.status, document.querySelector('#pondering').hidden]))"
+                  ".observe(document.querySelector('#pondering'), {attributes: true}); }")
+    view = click_action(page, view, view["actions"][0])
+    assert view["status"] in ("human", "over")
+    seen = page.evaluate("() => window.__seen")
+    assert all(hidden for status, hidden in seen if status == "bot"), seen

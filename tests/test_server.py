@@ -674,3 +674,23 @@ def test_issue_46_wording_undo_games_list_and_the_piles_top(client):
         if pile:
             last = max(went[c["number"]] for c in pile)
             assert went[pile[-1]["number"]] == last, (pile[-1], went)
+
+
+def test_the_bot_ponders_at_the_humans_decision_unless_told_not_to(tmp_path):
+    """A bot with a time budget thinks on the human's time in its game's
+    search process; the view says so; Limits(ponder=False) (serve
+    --no-ponder) turns it off, and an iteration budget never ponders."""
+    async def scenario(limits, bot):
+        store = GameStore(tmp_path / f"{limits.ponder}-{bot}", limits)
+        try:
+            game = store.new_game(side="german", bot=bot, seed=3)
+            while game.record.status() == "bot":
+                await store.bot_move(game)
+            return game_view(game)["pondering"], list(store.pool.bots)
+        finally:
+            await store.shutdown()
+
+    pondering, processes = asyncio.run(scenario(Limits(), "default:time=0.05"))
+    assert pondering and len(processes) == 1
+    assert asyncio.run(scenario(Limits(ponder=False), "default:time=0.05"))[0] is False
+    assert asyncio.run(scenario(Limits(), "default:iterations=30"))[0] is False

@@ -23,7 +23,7 @@ from solver import vocabulary
 
 TABLE = __doc__.split("::", 1)[1].strip()
 STATIC = Path(__file__).with_name("static")
-BOTS = ["ismcts:time=1.0", "ismcts:time=3.0", "oos:time=1.0", "heuristic", "random"]
+BOTS = ["default", "default:time=3", "ismcts:time=1.0", "oos:time=1.0", "heuristic", "random"]
 
 
 async def index(request: Request) -> Response:

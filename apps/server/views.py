@@ -135,7 +135,7 @@ def pending_view(core: Core, record: GameRecord | None = None) -> dict[str, Any]
     return out
 
 
-BOT_NAMES = {"ismcts": "ISMCTS", "oos": "OOS", "heuristic": "Heuristic", "random": "Random",
+BOT_NAMES = {"default": "the players' bot", "ismcts": "ISMCTS", "oos": "OOS", "heuristic": "Heuristic", "random": "Random",
              "openspiel-ismcts": "OpenSpiel ISMCTS"}
 
 
@@ -147,6 +147,8 @@ def bot_label(spec: BotSpec | str) -> str:
     words = [BOT_NAMES.get(spec.name, spec.name)]
     if "time" in options:
         words.append(f"{options['time']:g} s per move")
+    elif spec.name == "default" and "iterations" not in options:
+        words.append("1 s per move")
     for key, unit in (("iterations", "iterations"), ("sims", "simulations")):
         if key in options:
             words.append(f"{options[key]:,} {unit} per move")
