@@ -401,10 +401,12 @@ def grade_bots(cores: list[tuple[dict[str, Any], Core]], specs: tuple[str, ...],
                            "positions_by_kind": _count_kinds(graded)}
     for spec in specs:
         losses: dict[str, list[tuple[float, bool]]] = {}
+        solved: list[tuple[float, bool]] = []
         undetermined = 0
         for n, (row, core) in enumerate(graded):
             bot = make_bot(spec, core.current_player(), seed + n)
-            entry = row["actions"][str(bot.step(core.copy()))]
+            answer = bot.analyse(core.copy())
+            entry = row["actions"][str(answer["action"])]
             if entry["optimal"] is None:
                 undetermined += 1
                 continue
@@ -415,8 +417,12 @@ def grade_bots(cores: list[tuple[dict[str, Any], Core]], specs: tuple[str, ...],
             else:
                 loss, exact = row["value"] - entry["hi"], False
             losses.setdefault(kind_of(row["phase"]), []).append((max(loss, 0.0), exact))
+            if answer.get("exact"):       # the bot's own solver finished: its answer is exact
+                solved.append((max(loss, 0.0), exact))
+            bot.close()
         every = [x for v in losses.values() for x in v]
         out[spec] = {"all": _loss_stats(every), "undetermined": undetermined,
+                     "solved_by_the_bot": _loss_stats(solved),
                      **{kind: _loss_stats(v) for kind, v in sorted(losses.items())}}
         log(f"{spec}: {out[spec]['all']}")
     return out

@@ -86,6 +86,7 @@ def play_one(spec: BotSpec, seed: int, human: int, ponder: float = 0.0,
                          - stats.get("pondered_iterations", 0)
                          if stats.get("search_iterations", stats.get("iterations")) else None,
                          "pondered_visits": stats.get("pondered_visits", 0),
+                         "clock": stats.get("clock"),
                          "ponder": pondered})
             pondered = None
             record.bot_act(result["action"], result["value"], result["alternatives"])
@@ -169,6 +170,13 @@ def bench_players(spec_text: str = DEFAULT_SPEC, decisions: int = DEFAULT_DECISI
         if solvable_iterations else None,
         "seconds": round(time.perf_counter() - start, 1),
     }
+    kinds = sorted({r["clock"] for r in rows if r["clock"]})
+    if kinds:       # clock=game: how the decisions were judged, and their time
+        out["clock"] = {k: {"decisions": sum(r["clock"] == k for r in rows),
+                            "wall_over_budget_median": round(statistics.median(
+                                r["seconds"] / budget for r in rows if r["clock"] == k), 4)}
+                        for k in kinds}
+        out["clock"]["mean_wall_over_budget"] = round(statistics.fmean(ratio), 4)
     if ponder:
         out["ponder_seconds"] = ponder
         out["ponder"] = _ponder_figures(rows)
