@@ -84,7 +84,7 @@ from apps.narration import roll_needed
 from bots import SEARCH_BOTS, make_bot, parse_spec
 from bots.registry import INTERACTIVE_DEFAULTS, bot_from_options, search_defaults
 from bots.heuristic import HeuristicBot
-from bots import Observations, SearchBot, _budget
+from bots import Observations, SearchBot, budget_clock
 from bots.base import ENDGAME_SHARE
 from solver import CARDS_PER_SIDE, Core, decode_action
 from solver.errors import ParameterError, StateFormatError, brief
@@ -358,7 +358,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     bot's move (the web server's board): the main search, the exact
     solver's share included, stops at it whatever its iterations, and the
     responses (searched, or read from an exact solve) at as many seconds
-    again; the time is ``bots._budget``'s clock, which tests replace."""
+    again; the time is the searches' clock (``bots.budget_clock``), which tests replace."""
     core: Core = state.core if hasattr(state, "core") else state
     if core.is_terminal() or core.is_chance():
         raise StateFormatError("state: the position is not a decision (nothing to advise)")
@@ -393,7 +393,7 @@ def advise(state: Any, bot_spec: str = "ismcts", time: float | None = None,
     else:
         result = bot.analyse(core)
     if result.get("exact"):
-        deadline = None if max_seconds is None else _budget.clock() + max_seconds
+        deadline = None if max_seconds is None else budget_clock() + max_seconds
         return _exact_advice(core, bot, result, bot_spec, _spec_text(name, options), seed,
                              responses, {k: options[k] for k in ("time", "iterations")
                                          if k in options}, deadline)
@@ -544,7 +544,7 @@ def _exact_responses(core: Core, bot: SearchBot, action: int, deadline: float | 
         if deadline is None:
             solution, _ = bot.solve_exactly(s)
         else:   # each solve within what is left before ``deadline`` (on the bots' clock)
-            left = deadline - _budget.clock()
+            left = deadline - budget_clock()
             if left <= 0:
                 return None
             budget = bot.time

@@ -158,6 +158,10 @@ class GameBot:
         a seat (``action`` and ``value``)."""
         return self.decide(state, alternatives=False)
 
+    def step(self, state: Any) -> int:
+        """The bot's action at ``state`` (as ``pyspiel.Bot.step``)."""
+        return self.analyse(state)["action"]
+
     def ponder_cap(self) -> float:
         """The longest the bot thinks on the opponent's time (0: it does not:
         not a search bot with a time budget)."""

@@ -26,10 +26,16 @@ from bots.registry import (BOTS, DEFAULT_SPEC, SEARCH_BOTS, check_for_players, m
 from bots.spec import BotSpec
 from solver.errors import BotSpecError
 
-__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "ISMCTS", "LABEL_ROLLOUT", "NetC", "OOS",
+__all__ = ["BOTS", "Bot", "BotSpec", "BotSpecError", "budget_clock", "ISMCTS", "LABEL_ROLLOUT", "NetC", "OOS",
            "DEFAULT_SPEC", "Observations", "POOL", "SEARCH_BOTS", "SearchBot", "bias_needed", "check_for_players",
            "heuristic_playouts", "load_net", "make_bot", "parse_spec", "report_progress",
            "spec_help", "time_playouts"]
+
+
+def budget_clock() -> float:
+    """The searches' clock (``bots._budget.clock``, which tests replace): a
+    host's deadline read on it agrees with the searches' own."""
+    return _budget.clock()
 
 
 def report_progress(callback) -> None:

@@ -436,7 +436,7 @@ def test_a_few_decisions_against_the_default_bot_at_each_size(browser, tmp_path)
                 view = settled(page)
                 assert view["bot"] == DEFAULT_BOT
                 who = page.locator("[data-testid=opponent-name]")
-                assert who.inner_text().startswith("Bot: ISMCTS, ") and \
+                assert who.inner_text().startswith("Bot: the players' bot, ") and \
                     who.get_attribute("title").endswith(DEFAULT_BOT)
                 marked = 0
                 for k in range(6):
@@ -624,7 +624,7 @@ def test_every_choice_the_hint_the_toolbar_and_the_dice_at_each_size(browser, bo
                 assert die["ok"], (die, size)
             dice += check_dice_labels(page)
             words = page.inner_text("#choices")
-            assert not re.search(r"\d cards\b", words.replace("cards gone", "")), words
+            assert not re.search(r"\b1 cards\b|\+ ?\d+ cards\b", words), words
             assert "your chance after it" not in words
             if "bot rates its chance" in page.inner_text("#bot-move"):
                 assert "is the bot's own (" in page.inner_text("[data-testid=bot-rating-note]")
@@ -700,7 +700,9 @@ def test_each_decision_of_the_bot_shows_as_it_is_made(browser, bot_server, size)
                 assert "(the bot) is thinking about its decision" in words, words
                 if n > 1:
                     assert f"its decision {n} since yours" in words, words
-                    assert "(the bot) so far" in page.inner_text("#bot-move")
+                    shown = page.evaluate("() => window.wildhorn.view.last_move")
+                    if shown and shown.get("moves"):   # a decision in a window is silent (R29)
+                        assert "(the bot) so far" in page.inner_text("#bot-move")
                 most = max(most, n)
                 held.pop(0).continue_()
                 page.wait_for_function("() => document.querySelector('#thinking').hidden",

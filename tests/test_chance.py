@@ -126,7 +126,7 @@ def test_a_redraw_reshuffles_the_deck():
 def _events(specs, stream):
     """Per side, the classes drawn before the side's first redeal, and the
     dice rolled; and the Rocket values revealed, in one game."""
-    bots = [T.execution.make_bot(specs[p], p, 7 + p) for p in (0, 1)]
+    bots = [T.execution.make_player(specs[p], p, 7 + p) for p in (0, 1)]
     drawn, dice, rockets = ([], []), ([], []), []
     redealt = [False, False]
     state = GAME.new_initial_state()

@@ -318,8 +318,16 @@ def test_at_most_n_searches_run_at_once():
 
 def test_serve_binds_localhost_and_warns_for_another_host(monkeypatch, capsys, tmp_path):
     calls = []   # the address of the socket the server was given (port 0: any free one)
-    monkeypatch.setattr(server_app.uvicorn.Server, "run",
-                        lambda self, sockets=None: calls.append(sockets[0].getsockname()))
+
+    class Server:       # uvicorn's, not run: its Config would point the process's
+        def __init__(self, config):     # logging at this test's captured stderr for good
+            pass
+
+        def run(self, sockets=None):
+            calls.append(sockets[0].getsockname())
+
+    monkeypatch.setattr(server_app.uvicorn, "Server", Server)
+    monkeypatch.setattr(server_app.uvicorn, "Config", lambda app, **kw: None)
     args = cli.build_parser().parse_args(["serve", "--data", str(tmp_path)])
     assert args.host == "127.0.0.1" and args.port == 8000
     assert cli.main(["serve", "--port", "0", "--data", str(tmp_path)]) == 0

@@ -43,18 +43,24 @@ BACKENDS = ("local", "ray")
 _GAME = None
 
 
+def _game() -> Any:
+    """The rulebook game, loaded once per worker process."""
+    global _GAME
+    if _GAME is None:
+        _GAME = pyspiel.load_game("wildhorn")
+    return _GAME
+
+
 def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game; the chance outcomes come from the task's chance scheme
     on its deal seed (:mod:`apps.tournament.chance`).  With ``task.luck`` (a
     value function, :mod:`apps.tournament.luck`) the row gets the game's luck
     for the Polish side, ``luck_polish``, measured at each chance event
     outside the bots' clocks."""
-    global _GAME
-    if _GAME is None:
-        _GAME = pyspiel.load_game("wildhorn")
+    game = _game()
     specs = (task.polish, task.german)
     chance = make_stream(task.chance, task.deal_seed)
-    state = _GAME.new_initial_state()
+    state = game.new_initial_state()
     seconds, moves, values = [0.0, 0.0], [0, 0], []
     meter = LuckMeter(task.luck) if task.luck is not None else None
     bots: list[Any] = []
@@ -104,8 +110,8 @@ def make_player(spec: str, player: int, seed: int) -> Any:
     defaults), or for ``cmd:COMMAND ARGS`` an engine process speaking the
     engine protocol (apps.engine)."""
     if is_external(spec):
-        return EngineBot(spec, player, seed, _GAME)
-    return GameBot(_GAME.get_parameters(), BotSpec.parse(spec), player, seed,
+        return EngineBot(spec, player, seed, _game())
+    return GameBot(_game().get_parameters(), BotSpec.parse(spec), player, seed,
                    interactive=False)
 
 
