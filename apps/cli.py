@@ -43,6 +43,7 @@ from apps.tournament import BACKENDS as BACKEND_CHOICES
 from apps import bench_advise
 from apps import bench_endgame
 from apps import bench_players
+from apps.gamebot import PONDER_CAP, PONDER_MOVES
 from apps import train as train_app
 from apps.advise import DEFAULT_TIME, advise, format_advice
 from apps.cardlist import card_rows, format_cards
@@ -357,6 +358,11 @@ class _Parser(argparse.ArgumentParser):
         super().error(one_line(re.sub(r"'[^']*'", cut, message)))
 
 
+PONDER_HELP = (f"the bot does not think on your time (by default it searches while you "
+               f"decide, up to {PONDER_MOVES:g} of its moves' time or {PONDER_CAP:g} s, and "
+               f"what it found serves its next move)")
+
+
 def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
@@ -483,10 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--ask-all", action="store_true",
                       help="also stop at reaction windows where you can only decline "
                            "(Enter or 1 confirms); normally they pass for you")
-    play.add_argument("--no-ponder", action="store_true",
-                      help="the bot does not think on your time (by default it searches while "
-                           "you decide, up to 10 of its moves' time or 30 s, and what it "
-                           "found serves its next move)")
+    play.add_argument("--no-ponder", action="store_true", help=PONDER_HELP)
     play.add_argument("--compact", action="store_true",
                       help="the screen that fits 80x24 (automatic on a terminal of fewer "
                            "than 50 rows)")
@@ -513,10 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data", metavar="DIR",
                        help="folder of the autosaved games (default "
                             "~/.local/share/wildhorn-solve/games)")
-    serve.add_argument("--no-ponder", action="store_true",
-                       help="the bot does not think on your time (by default it searches while "
-                            "you decide, up to 10 of its moves' time or 30 s, and what it found "
-                            "serves its next move)")
+    serve.add_argument("--no-ponder", action="store_true", help=PONDER_HELP)
     serve.add_argument("--new-token", action="store_true",
                        help="make a new token instead of the one kept in the data folder "
                             "(pages opened with the old one must be opened again)")
