@@ -369,6 +369,17 @@ def test_a_port_in_use_is_one_line_before_anything_is_printed_or_made(tmp_path):
         f"server is there): stop it, or choose another --port"]
     assert r.stdout == "" and not (tmp_path / "data").exists()
 
+def _get_when_up(url: str, **kw):
+    """GET ``url`` once the server answers (it is starting: up to 10 s)."""
+    import httpx
+    for _ in range(100):
+        try:
+            return httpx.get(url, **kw)
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return httpx.get(url, **kw)
+
+
 
 @pytest.mark.slow
 def test_a_restart_keeps_the_token_so_an_open_page_goes_on(tmp_path):
@@ -381,12 +392,7 @@ def test_a_restart_keeps_the_token_so_an_open_page_goes_on(tmp_path):
     proc, token = _serve(data, port)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                entered = httpx.get(f"{base}/?token={token}", follow_redirects=False)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        entered = _get_when_up(f"{base}/?token={token}", follow_redirects=False)
         assert entered.status_code == 303
         cookies = dict(entered.cookies)          # what the open page holds
     finally:
@@ -397,12 +403,7 @@ def test_a_restart_keeps_the_token_so_an_open_page_goes_on(tmp_path):
     proc, again = _serve(data, port)
     try:
         assert again == token
-        for _ in range(100):
-            try:
-                page = httpx.get(f"{base}/", cookies=cookies)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        page = _get_when_up(f"{base}/", cookies=cookies)
         assert page.status_code == 200 and "This table is private" not in page.text
         assert httpx.get(f"{base}/api/games", cookies=cookies).status_code == 200
     finally:
